@@ -1,0 +1,40 @@
+# `make demo` and `make test` work on a fresh machine with only python3: they create
+# .venv when it is missing and (re)install the project only when its metadata changed.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.install-stamp
+PACKAGES := jungle_core jungle_agents jungle_train jungle_cli
+
+.PHONY: demo test lint typecheck bench test-long clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/jungle demo
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+
+typecheck: $(STAMP)
+	$(VENV)/bin/mypy --strict $(PACKAGES)
+
+test: lint typecheck
+	$(VENV)/bin/pytest -q $(PACKAGES) tests property_tests
+
+# Long Hypothesis run: many more examples per property.
+test-long: $(STAMP)
+	HYPOTHESIS_PROFILE=long $(VENV)/bin/pytest -q property_tests
+
+bench: $(STAMP)
+	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) benchmarks/core_speed.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

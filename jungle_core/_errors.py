@@ -1,0 +1,47 @@
+"""The error types of the rules core.
+
+Every error is a :class:`JungleError`, itself a :class:`ValueError`, so callers that
+only care that *some* input was bad can catch ``ValueError``. Each message names the
+bad input and, where there is one, the position (as a position string) it was tried in.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GameOverError",
+    "IllegalActionError",
+    "InvalidPositionError",
+    "JungleError",
+    "NotationError",
+]
+
+
+class JungleError(ValueError):
+    """Base class of every error raised by the library for bad input.
+
+    >>> issubclass(NotationError, JungleError) and issubclass(JungleError, ValueError)
+    True
+    """
+
+
+class NotationError(JungleError):
+    """Malformed text: a position string or an action string that cannot be parsed.
+
+    The message says what is wrong and where (the field, the row or the character).
+    """
+
+
+class InvalidPositionError(JungleError):
+    """A well-formed position that cannot exist under the rules.
+
+    For example two Elephants of one side, a rank that is both face up and face down, or
+    more face-down pieces on the board than in the face-down set.
+    """
+
+
+class IllegalActionError(JungleError):
+    """An action that is not legal in the given position (names the action and the FEN)."""
+
+
+class GameOverError(JungleError):
+    """An action was asked of a game that has already finished."""

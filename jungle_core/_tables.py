@@ -1,0 +1,162 @@
+"""Lookup tables built once per rule set: neighbours, terrain, jumps and battle results.
+
+The move generator and the transition function read these tables instead of re-deriving
+geometry or the battle rules on every call; the JAX core builds its own arrays from the
+same tables, so both cores share one description of the rules.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import attrs
+
+from jungle_core._rules import Rules
+
+__all__ = ["BattleResult", "Tables", "can_take", "tables"]
+
+
+class BattleResult:
+    """What happens when a face-up piece moves onto an opponent's face-up piece."""
+
+    FORBIDDEN = 0
+    """The attack is not a legal move (or, onto a piece just turned up: the turn ends)."""
+    TAKE = 1
+    """The defender is removed and the attacker moves in."""
+    BOTH = 2
+    """Both are removed."""
+    LOSE = 3
+    """The attacker is removed; the defender stays."""
+
+
+def can_take(attacker_rank: int, defender_rank: int) -> bool:
+    """The base capture rule of SPEC §1 for two revealed pieces of opposite sides.
+
+    Strictly higher rank takes, except that an Elephant never takes a Rat, and a Rat
+    takes an Elephant.
+
+    >>> can_take(8, 7), can_take(8, 1), can_take(1, 8), can_take(3, 3)
+    (True, False, True, False)
+    """
+    if attacker_rank == 1 and defender_rank == 8:
+        return True
+    if attacker_rank == 8 and defender_rank == 1:
+        return False
+    return attacker_rank > defender_rank
+
+
+@attrs.frozen
+class Tables:
+    """Precomputed tables for one rule set (built by :func:`tables`).
+
+    - ``step[sq * 4 + d]``: the neighbour of ``sq`` in direction ``d`` (0 = row - 1,
+      1 = row + 1, 2 = col - 1, 3 = col + 1), or -1 off the board.
+    - ``neighbours[sq]``: ``(d, neighbour)`` pairs in ascending ``d``.
+    - ``battle[p * 20 + q]``: the :class:`BattleResult` of face-up code ``p`` attacking
+      face-up code ``q`` (DARK options applied; CLASSIC ignores trap/water here).
+    - ``water[sq]``, ``trap_of[sq]`` (the player whose den the trap guards, or -1),
+      ``den_of[sq]`` (-1 or the den's owner), ``dens[player]``: CLASSIC terrain.
+    - ``jump[sq * 4 + d]``: for a Lion/Tiger on ``sq`` next to water in direction ``d``,
+      ``(landing, water squares crossed)``; None otherwise.
+    """
+
+    rows: int
+    cols: int
+    step: tuple[int, ...]
+    neighbours: tuple[tuple[tuple[int, int], ...], ...]
+    battle: tuple[int, ...]
+    water: tuple[bool, ...]
+    trap_of: tuple[int, ...]
+    den_of: tuple[int, ...]
+    dens: tuple[int, int]
+    jump: tuple[tuple[int, tuple[int, ...]] | None, ...]
+
+
+_DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+def _battle_table(rules: Rules) -> tuple[int, ...]:
+    table = [BattleResult.FORBIDDEN] * 400
+    for p in range(1, 17):
+        for q in range(1, 17):
+            if (p - 1) >> 3 == (q - 1) >> 3:
+                continue
+            a, b = ((p - 1) & 7) + 1, ((q - 1) & 7) + 1
+            if a == b:
+                result = {
+                    "both_removed": BattleResult.BOTH,
+                    "forbidden": BattleResult.FORBIDDEN,
+                    "attacker_wins": BattleResult.TAKE,
+                }[rules.equal_rank]
+            elif can_take(a, b):
+                result = BattleResult.TAKE
+            elif rules.weaker_attack == "attacker_removed":
+                result = BattleResult.LOSE
+            else:
+                result = BattleResult.FORBIDDEN
+            table[p * 20 + q] = result
+    return tuple(table)
+
+
+@functools.cache
+def tables(rules: Rules) -> Tables:
+    """The tables of a rule set, built on first use and cached.
+
+    >>> from jungle_core import DARK, CLASSIC
+    >>> t = tables(DARK)
+    >>> t.step[0 * 4 + 1], t.step[0 * 4 + 0]   # a1 up is a2 (square 8); a1 down is off
+    (8, -1)
+    >>> tables(CLASSIC).jump[(3 * 7 + 0) * 4 + 3]   # a4 jumps right over b4, c4 to d4
+    (24, (22, 23))
+    """
+    rows, cols = rules.rows, rules.cols
+    n = rows * cols
+    step = [-1] * (n * 4)
+    for sq in range(n):
+        r, c = divmod(sq, cols)
+        for d, (dr, dc) in enumerate(_DELTAS):
+            rr, cc = r + dr, c + dc
+            if 0 <= rr < rows and 0 <= cc < cols:
+                step[sq * 4 + d] = rr * cols + cc
+    neighbours = tuple(
+        tuple((d, step[sq * 4 + d]) for d in range(4) if step[sq * 4 + d] >= 0) for sq in range(n)
+    )
+    water = [False] * n
+    trap_of = [-1] * n
+    den_of = [-1] * n
+    dens = (-1, -1)
+    if rules.variant == "classic":
+        for r in range(3, 6):
+            for c in (1, 2, 4, 5):
+                water[r * cols + c] = True
+        dens = (0 * cols + 3, 8 * cols + 3)
+        den_of[dens[0]] = 0
+        den_of[dens[1]] = 1
+        for sq in (0 * cols + 2, 0 * cols + 4, 1 * cols + 3):
+            trap_of[sq] = 0
+        for sq in (8 * cols + 2, 8 * cols + 4, 7 * cols + 3):
+            trap_of[sq] = 1
+    jump: list[tuple[int, tuple[int, ...]] | None] = [None] * (n * 4)
+    for sq in range(n):
+        if water[sq]:
+            continue
+        for d in range(4):
+            crossed: list[int] = []
+            t = step[sq * 4 + d]
+            while t >= 0 and water[t]:
+                crossed.append(t)
+                t = step[t * 4 + d]
+            if crossed and t >= 0:
+                jump[sq * 4 + d] = (t, tuple(crossed))
+    return Tables(
+        rows=rows,
+        cols=cols,
+        step=tuple(step),
+        neighbours=neighbours,
+        battle=_battle_table(rules),
+        water=tuple(water),
+        trap_of=tuple(trap_of),
+        den_of=tuple(den_of),
+        dens=dens,
+        jump=tuple(jump),
+    )
