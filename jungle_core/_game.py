@@ -7,6 +7,8 @@ hot path (``legal_actions``, ``step``, ``outcome``) reads the precomputed tables
 
 from __future__ import annotations
 
+from itertools import compress
+
 import numpy as np
 import numpy.typing as npt
 
@@ -30,6 +32,13 @@ __all__ = [
     "transitions",
 ]
 
+_SQUARES = range(256)
+_FORBIDDEN, _TAKE, _BOTH, _LOSE = (
+    BattleResult.FORBIDDEN,
+    BattleResult.TAKE,
+    BattleResult.BOTH,
+    BattleResult.LOSE,
+)
 _P0 = frozenset(range(1, 9))
 _P1 = frozenset(range(9, 17))
 _RATS = (1, 9)
@@ -146,29 +155,25 @@ def _dark_legal(state: State) -> tuple[int, ...]:
     t = tables(rules)
     board = state.board
     me = state.to_move
-    n = len(board)
-    battle = t.battle
-    neighbours = t.neighbours
+    moves_of = t.moves_of
+    target_ok = t.dark_target_ok
     reveal_any = rules.reveal == "any"
     own_hidden = 18 + me
-    attack_face_down = rules.attack_face_down
     lo = me * 8 + 1
     hi = lo + 8
     reveals: list[int] = []
     moves: list[int] = []
-    for sq, c in enumerate(board):
-        if not c:
-            continue
+    # compress() skips the empty squares at C speed: most squares are empty.
+    for sq in compress(_SQUARES, board):
+        c = board[sq]
         if c >= HIDDEN:
             if reveal_any or c == own_hidden:
                 reveals.append(sq)
         elif lo <= c < hi:
-            base = n + 4 * sq
-            row = c * 20
-            for d, target in neighbours[sq]:
-                q = board[target]
-                if not q or (attack_face_down if q >= HIDDEN else battle[row + q]):
-                    moves.append(base + d)
+            ok = target_ok[c]
+            for action, target in moves_of[sq]:
+                if ok[board[target]]:
+                    moves.append(action)
     reveals.extend(moves)
     return tuple(reveals)
 
@@ -198,40 +203,53 @@ def _classic_destination(state: State, sq: int, d: int) -> int:
     return target
 
 
-def _classic_can_enter(state: State, c: int, sq: int, target: int) -> bool:
-    t = tables(state.rules)
-    me = (c - 1) >> 3
-    if t.den_of[target] == me:
-        return False
-    q = state.board[target]
-    if not q:
-        return True
-    if (q - 1) >> 3 == me:
-        return False
-    if t.water[sq] != t.water[target]:
-        return False
-    if t.trap_of[target] == me:
-        return True
-    return t.battle[c * 20 + q] == BattleResult.TAKE
-
-
 def _classic_legal(state: State) -> tuple[int, ...]:
+    t = tables(state.rules)
     board = state.board
     me = state.to_move
     n = len(board)
     lo = me * 8 + 1
     hi = lo + 8
-    ban = state.rules.repetition == "ban_third"
+    moves_of, water, jump, den_of, trap_of, battle = (
+        t.moves_of,
+        t.water,
+        t.jump,
+        t.den_of,
+        t.trap_of,
+        t.battle,
+    )
     moves: list[int] = []
-    for sq, c in enumerate(board):
-        if lo <= c < hi:
-            for d in range(4):
-                target = _classic_destination(state, sq, d)
-                if target >= 0 and _classic_can_enter(state, c, sq, target):
-                    action = n + 4 * sq + d
-                    if ban and not _repetition_ok(state, action):
+    for sq in compress(_SQUARES, board):
+        c = board[sq]
+        if not lo <= c < hi:
+            continue
+        rank = c - lo + 1
+        for action, step_to in moves_of[sq]:
+            target = step_to
+            if water[target]:
+                if rank == 1:
+                    pass
+                elif rank in (6, 7):
+                    leap = jump[action - n]
+                    if leap is None:
                         continue
-                    moves.append(action)
+                    target, crossed = leap
+                    if any(board[w] in _RATS for w in crossed):
+                        continue
+                else:
+                    continue
+            if den_of[target] == me:
+                continue
+            q = board[target]
+            if q and (
+                lo <= q < hi
+                or water[sq] != water[target]
+                or (trap_of[target] != me and battle[c * 20 + q] != _TAKE)
+            ):
+                continue
+            moves.append(action)
+    if state.rules.repetition == "ban_third":
+        return tuple(a for a in moves if _repetition_ok(state, a))
     return tuple(moves)
 
 
@@ -280,8 +298,7 @@ def _chance_mask(state: State, action: int) -> int:
     else:
         if state.rules.variant != "dark":
             return 0
-        sq, d = divmod(action - n, 4)
-        square = tables(state.rules).step[sq * 4 + d]
+        square = tables(state.rules).step[action - n]
     c = board[square]
     if c == HIDDEN:
         return state.face_down_mask
@@ -333,42 +350,39 @@ def _apply(state: State, action: int, outcome_index: int) -> State:
     if action < n:
         board[action] = outcome_index + 1
         mask &= ~(1 << outcome_index)
-    else:
-        sq, d = divmod(action - n, 4)
+    elif rules.variant == "dark":
+        t = tables(rules)
+        sq = (action - n) >> 2
+        target = t.step[action - n]
         p = board[sq]
-        if rules.variant == "dark":
-            target = tables(rules).step[sq * 4 + d]
-            q = board[target]
-            if q >= HIDDEN:
-                mask &= ~(1 << outcome_index)
-                q = outcome_index + 1
-                result = (
-                    BattleResult.FORBIDDEN
-                    if (q - 1) >> 3 == me
-                    else tables(rules).battle[p * 20 + q]
-                )
-                if result == BattleResult.FORBIDDEN:
-                    board[target] = q
-            elif q:
-                result = tables(rules).battle[p * 20 + q]
-            else:
-                result = BattleResult.TAKE
-            if result == BattleResult.TAKE:
-                removed = q != EMPTY
-                board[target] = p
-                board[sq] = EMPTY
-            elif result == BattleResult.BOTH:
-                removed = True
-                board[target] = board[sq] = EMPTY
-            elif result == BattleResult.LOSE:
-                removed = True
+        q = board[target]
+        if q >= HIDDEN:
+            mask &= ~(1 << outcome_index)
+            q = outcome_index + 1
+            result = _FORBIDDEN if (q - 1) >> 3 == me else t.battle[p * 20 + q]
+            if result == _FORBIDDEN:
                 board[target] = q
-                board[sq] = EMPTY
+        elif q:
+            result = t.battle[p * 20 + q]
         else:
-            target = _classic_destination(state, sq, d)
-            removed = board[target] != EMPTY
+            result = _TAKE
+        if result == _TAKE:
+            removed = q != EMPTY
             board[target] = p
             board[sq] = EMPTY
+        elif result == _BOTH:
+            removed = True
+            board[target] = board[sq] = EMPTY
+        elif result == _LOSE:
+            removed = True
+            board[target] = q
+            board[sq] = EMPTY
+    else:
+        sq, d = divmod(action - n, 4)
+        target = _classic_destination(state, sq, d)
+        removed = board[target] != EMPTY
+        board[target] = board[sq]
+        board[sq] = EMPTY
     b = tuple(board)
     history = state.history
     if rules.repetition == "ban_third":
@@ -454,12 +468,15 @@ def step(state: State, action: int, rng: np.random.Generator) -> State:
     (1, True)
     """
     _check_not_over(state, action)
-    _check(state, action)
+    cached = _last_legal
+    if cached[0] is not state or action not in cached[1]:
+        _check(state, action)
     outcomes = _mask_outcomes(_chance_mask(state, action))
     if not outcomes:
         return _apply(state, action, -1)
     k = len(outcomes)
-    return _apply(state, action, outcomes[int(rng.integers(k)) if k > 1 else 0])
+    # rng.random() is several times cheaper than rng.integers() per call.
+    return _apply(state, action, outcomes[min(int(rng.random() * k), k - 1)])
 
 
 # ---------------------------------------------------------------------- game end
@@ -494,9 +511,12 @@ def _outcome(state: State) -> Outcome | None:
         if board[dens[0]] in _P1:
             return Outcome(1, Reason.DEN_ENTERED)
     mask = state.face_down_mask
-    present = set(board)
-    has0 = bool(mask & 0xFF) or not present.isdisjoint(_P0)
-    has1 = bool(mask & 0xFF00) or not present.isdisjoint(_P1)
+    if mask & 0xFF and mask & 0xFF00:
+        has0 = has1 = True
+    else:
+        present = set(board)
+        has0 = bool(mask & 0xFF) or not present.isdisjoint(_P0)
+        has1 = bool(mask & 0xFF00) or not present.isdisjoint(_P1)
     if not (has0 and has1):
         winner = None if has0 == has1 else (0 if has0 else 1)
         return Outcome(winner, Reason.ELIMINATION)

@@ -58,6 +58,10 @@ class Tables:
       ``den_of[sq]`` (-1 or the den's owner), ``dens[player]``: CLASSIC terrain.
     - ``jump[sq * 4 + d]``: for a Lion/Tiger on ``sq`` next to water in direction ``d``,
       ``(landing, water squares crossed)``; None otherwise.
+    - ``moves_of[sq]``: ``(action, neighbour)`` for each on-board direction from ``sq``.
+    - ``dark_target_ok[p][q]``: DARK: may face-up code ``p`` move onto a square holding
+      code ``q`` (empty, a face-down piece if ``attack_face_down``, or a battle the
+      options allow)?
     """
 
     rows: int
@@ -70,6 +74,8 @@ class Tables:
     den_of: tuple[int, ...]
     dens: tuple[int, int]
     jump: tuple[tuple[int, tuple[int, ...]] | None, ...]
+    moves_of: tuple[tuple[tuple[int, int], ...], ...]
+    dark_target_ok: tuple[tuple[bool, ...], ...]
 
 
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -148,15 +154,28 @@ def tables(rules: Rules) -> Tables:
                 t = step[t * 4 + d]
             if crossed and t >= 0:
                 jump[sq * 4 + d] = (t, tuple(crossed))
+    battle = _battle_table(rules)
+    moves_of = tuple(tuple((n + 4 * sq + d, t) for d, t in neighbours[sq]) for sq in range(n))
+    dark_target_ok = tuple(
+        tuple(
+            q == 0
+            or (q >= 17 and rules.attack_face_down)
+            or (1 <= p <= 16 and q <= 16 and battle[p * 20 + q] != BattleResult.FORBIDDEN)
+            for q in range(20)
+        )
+        for p in range(20)
+    )
     return Tables(
         rows=rows,
         cols=cols,
         step=tuple(step),
         neighbours=neighbours,
-        battle=_battle_table(rules),
+        battle=battle,
         water=tuple(water),
         trap_of=tuple(trap_of),
         den_of=tuple(den_of),
         dens=dens,
         jump=tuple(jump),
+        moves_of=moves_of,
+        dark_target_ok=dark_target_ok,
     )
