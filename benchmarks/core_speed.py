@@ -53,7 +53,7 @@ def banqi_plies(seconds: float, seed: int = 0) -> tuple[float, int]:
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 r, acc = pick.random(), 0.0
-                for action, prob in outcomes:
+                for action, prob in outcomes:  # noqa: B007 (used after the loop)
                     acc += prob
                     if r < acc:
                         break
