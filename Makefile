@@ -3,7 +3,10 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.install-stamp
+# Extras installed into .venv: CI adds the interop frameworks (.ci/run).
+EXTRAS ?= dev
+STAMP := $(VENV)/.install-stamp-$(subst $(comma),-,$(EXTRAS))
+comma := ,
 PACKAGES := jungle_core jungle_agents jungle_train jungle_cli
 
 .PHONY: demo test lint typecheck bench test-long clean
@@ -13,7 +16,8 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e '.[dev]'
+	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
+	rm -f $(VENV)/.install-stamp-*
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -26,7 +30,7 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy --strict $(PACKAGES)
 
 test: lint typecheck
-	$(VENV)/bin/pytest -q $(PACKAGES) tests property_tests
+	$(VENV)/bin/pytest -q README.md $(PACKAGES) tests property_tests
 
 # Long Hypothesis run: many more examples per property.
 test-long: $(STAMP)
