@@ -546,7 +546,7 @@ def score(state: State, player: int) -> float:
     """The score of a finished game for ``player``: 1 a win, 0.5 a draw, 0 a loss.
 
     Results are reported as the mean score over games (SPEC §2). Raises
-    :class:`GameOverError`'s sibling :class:`ValueError` while the game goes on.
+    :class:`ValueError` while the game goes on.
 
     >>> from jungle_core import from_fen
     >>> score(from_fen("8/8/8/8/8/8/E7 1 0 9 - -"), 0)

@@ -93,6 +93,12 @@ class Rules:
         if self.variant == "classic":
             if (self.rows, self.cols) != (9, 7) or self.setup != "classic":
                 raise ValueError("CLASSIC rules need a 9x7 board and setup='classic'")
+            if (self.equal_rank, self.weaker_attack) != ("attacker_wins", "forbidden"):
+                raise ValueError(
+                    "CLASSIC captures are fixed by SPEC §3 (equal ranks take each other, a "
+                    "weaker piece cannot attack): keep equal_rank='attacker_wins' and "
+                    "weaker_attack='forbidden'"
+                )
         else:
             if (self.rows, self.cols) != (7, 8):
                 raise ValueError(f"DARK rules need a 7x8 board, not {self.rows}x{self.cols}")

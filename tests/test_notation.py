@@ -188,3 +188,8 @@ def test_rules_validation() -> None:
         attrs.evolve(DARK, reveal="own")
     with pytest.raises(ValueError, match="unknown rule set"):
         jungle_core.rules_by_name("chess")
+
+
+def test_classic_capture_rules_are_fixed() -> None:
+    with pytest.raises(ValueError, match="CLASSIC captures are fixed"):
+        attrs.evolve(CLASSIC, equal_rank="both_removed")
