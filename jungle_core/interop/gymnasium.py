@@ -1,15 +1,17 @@
 """The game as a single-agent Gymnasium environment against an opponent (extra ``gymnasium``).
 
 Importing this module registers ``jungle/Dark-v0`` (DARK rules) and ``jungle/Classic-v0``
-(CLASSIC rules); ``gymnasium.make`` can also import it itself::
+(CLASSIC rules); ``gymnasium.make`` can also import it itself:
 
-    >>> import gymnasium                                                  # doctest: +SKIP
-    >>> env = gymnasium.make("jungle_core.interop.gymnasium:jungle/Dark-v0",
-    ...                      opponent="greedy", render_mode="ansi")       # doctest: +SKIP
-    >>> obs, info = env.reset(seed=0)                                     # doctest: +SKIP
-    >>> mask = obs["action_mask"].astype(bool)                            # doctest: +SKIP
-    >>> obs, reward, terminated, truncated, info = env.step(
-    ...     env.action_space.sample(obs["action_mask"]))                  # doctest: +SKIP
+>>> import gymnasium
+>>> env = gymnasium.make("jungle_core.interop.gymnasium:jungle/Dark-v0",
+...                      opponent="random", player=0, render_mode="ansi")
+>>> obs, info = env.reset(seed=0)
+>>> obs["observation"].shape, obs["action_mask"].shape, info["player"]
+((7, 8, 6), (280,), 0)
+>>> obs, reward, terminated, truncated, info = env.step(3)   # ?d1, then the reply
+>>> reward, terminated, truncated
+(0.0, False, False)
 
 - **The agent** plays one seat (``player=0`` or ``1``; by default drawn at each reset from
   the environment's generator, and reported as ``info["player"]``). Each ``step`` plays the

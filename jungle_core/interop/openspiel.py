@@ -1,14 +1,17 @@
 """The game as OpenSpiel (pyspiel) Python games: ``python_jungle_dark``, ``python_jungle_classic``.
 
-Importing this module registers both games with pyspiel (extra ``openspiel``)::
+Importing this module registers both games with pyspiel (extra ``openspiel``):
 
-    >>> import pyspiel                                       # doctest: +SKIP
-    >>> import jungle_core.interop.openspiel                 # doctest: +SKIP
-    >>> game = pyspiel.load_game("python_jungle_dark")       # doctest: +SKIP
-    >>> state = game.new_initial_state()                     # doctest: +SKIP
-    >>> state.apply_action(3)            # ?d1: turn d1 face up  # doctest: +SKIP
-    >>> state.is_chance_node(), len(state.chance_outcomes())  # doctest: +SKIP
-    (True, 16)
+>>> import pyspiel
+>>> import jungle_core.interop.openspiel
+>>> game = pyspiel.load_game("python_jungle_dark")
+>>> state = game.new_initial_state()
+>>> state.apply_action(3)                 # ?d1: turn the piece on d1 face up ...
+>>> state.is_chance_node(), len(state.chance_outcomes())
+(True, 16)
+>>> state.apply_action(7)                 # ... chance: it is player 0's Elephant
+>>> state.current_player(), state.history_str()
+(1, '3, 7')
 
 How the Jungle rules map onto OpenSpiel:
 

@@ -1,16 +1,19 @@
 """The game as a PettingZoo AEC (agent-environment-cycle) environment (extra ``pettingzoo``).
 
 Two agents, ``"player_0"`` (moves first) and ``"player_1"``, take turns; the environment
-follows the conventions of PettingZoo's classic board games (chess, connect four)::
+follows the conventions of PettingZoo's classic board games (chess, connect four):
 
-    >>> from jungle_core.interop.pettingzoo import env            # doctest: +SKIP
-    >>> e = env(rules="dark", render_mode="ansi")                 # doctest: +SKIP
-    >>> e.reset(seed=0)                                           # doctest: +SKIP
-    >>> for agent in e.agent_iter():                              # doctest: +SKIP
-    ...     obs, reward, terminated, truncated, info = e.last()
-    ...     action = None if terminated or truncated else (
-    ...         e.action_space(agent).sample(obs["action_mask"]))
-    ...     e.step(action)
+>>> import numpy as np
+>>> from jungle_core.interop.pettingzoo import env
+>>> e = env(rules="dark", render_mode="ansi")
+>>> e.reset(seed=0)
+>>> rng = np.random.default_rng(0)
+>>> for agent in e.agent_iter():
+...     obs, reward, terminated, truncated, info = e.last()
+...     legal = np.flatnonzero(obs["action_mask"])
+...     e.step(None if terminated or truncated else int(rng.choice(legal)))
+>>> e.agents                              # both agents have left: the game is over
+[]
 
 - **Observation** of an agent: a dict ``{"observation": float32[rows, cols, C],
   "action_mask": int8[num_actions]}``. ``observation`` is the SPEC §6 tensor as that agent
@@ -178,7 +181,7 @@ class JungleAECEnv(AECEnv):  # type: ignore[misc]
 def raw_env(rules: Rules | str = DARK, render_mode: str | None = None) -> JungleAECEnv:
     """The bare environment: illegal actions raise :class:`jungle_core.IllegalActionError`.
 
-    >>> raw_env("classic").rules.name    # doctest: +SKIP
+    >>> raw_env("classic").rules.name
     'CLASSIC'
     """
     return JungleAECEnv(rules, render_mode)
@@ -187,9 +190,10 @@ def raw_env(rules: Rules | str = DARK, render_mode: str | None = None) -> Jungle
 def env(rules: Rules | str = DARK, render_mode: str | None = None) -> Any:
     """The environment wrapped like PettingZoo's classic games (see the module docstring).
 
-    >>> e = env("dark", render_mode="ansi")   # doctest: +SKIP
-    >>> e.reset(seed=0); e.agent_selection    # doctest: +SKIP
-    'player_0'
+    >>> e = env("dark", render_mode="ansi")
+    >>> e.reset(seed=0)
+    >>> e.agent_selection, int(e.action_space("player_0").n)
+    ('player_0', 280)
     """
     wrapped: Any = wrappers.TerminateIllegalWrapper(raw_env(rules, render_mode), illegal_reward=-1)
     wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
