@@ -8,9 +8,24 @@ Deadlines are off: the first call of a jitted function compiles, and CI machines
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 from hypothesis import HealthCheck, settings
+
+# Do not collect (the doctests of) an interop adapter whose framework is not installed:
+# each adapter imports its framework at import time and raises an ImportError naming the
+# extra to install (`pip install 'jungle[interop]'`).
+_ADAPTER_NEEDS = {
+    "jungle_core/interop/openspiel.py": ("pyspiel",),
+    "jungle_core/interop/pettingzoo.py": ("pettingzoo", "gymnasium"),
+    "jungle_core/interop/gymnasium.py": ("gymnasium",),
+}
+collect_ignore = [
+    path
+    for path, frameworks in _ADAPTER_NEEDS.items()
+    if any(importlib.util.find_spec(name) is None for name in frameworks)
+]
 
 settings.register_profile(
     "ci",
