@@ -1,6 +1,55 @@
 """jungle_agents: game-playing agents behind one protocol, and the arena.
 
 Builds on :mod:`jungle_core` only; it never imports :mod:`jungle_train`.
+
+>>> import numpy as np
+>>> from jungle_core import DARK, new_game, legal_actions
+>>> agent = make_agent("minimax:depth=2", DARK)
+>>> agent.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
+True
 """
 
-__all__: list[str] = []
+from jungle_agents._base import (
+    Agent,
+    AgentFactory,
+    AgentSpecError,
+    Param,
+    agent_kinds,
+    describe_agents,
+    make_agent,
+    parse_spec,
+    register_agent,
+)
+from jungle_agents._builtin import register_builtin_agents
+from jungle_agents._classic_eval import ClassicEvaluator, ClassicWeights, classic_moves
+from jungle_agents._dark_eval import DarkEvaluator, DarkWeights
+from jungle_agents._search import WIN, MinimaxAgent, SearchConfig, Searcher, SearchInfo
+from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent, greedy_heuristic
+
+register_builtin_agents()
+
+__all__ = [
+    "WIN",
+    "Agent",
+    "AgentFactory",
+    "AgentSpecError",
+    "ClassicEvaluator",
+    "ClassicWeights",
+    "DarkEvaluator",
+    "DarkWeights",
+    "GreedyAgent",
+    "GreedyWeights",
+    "MinimaxAgent",
+    "Param",
+    "RandomAgent",
+    "SearchConfig",
+    "SearchInfo",
+    "Searcher",
+    "agent_kinds",
+    "classic_moves",
+    "describe_agents",
+    "greedy_heuristic",
+    "make_agent",
+    "parse_spec",
+    "register_agent",
+]

@@ -1,0 +1,271 @@
+"""The CLASSIC evaluation (SPEC §7) and a fast CLASSIC move generator for it.
+
+The evaluation of a state for player ``r`` is the difference (r's minus the opponent's) of
+
+- **piece value** ``value[rank]``;
+- **development**: ``develop * (12 - n)`` per piece, ``n`` the length of the piece's shortest
+  path to the enemy den on an empty board (its own moves: a Rat swims, a Lion or Tiger jumps
+  the rivers, nobody enters its own den), i.e. advance toward the enemy den;
+- **den attack**: ``attack * 2 ** (k - n)`` per piece with ``n <= k`` (``k = attack_range``),
+  so a square's attack weight doubles with every step closer to the enemy den;
+- **den defence**: ``-defence[n]`` for each enemy piece within ``n = 1`` or ``2`` moves of
+  one's own den;
+- **capture threats**: ``threat * value[victim]`` for every legal capture the side could
+  make now (traps and water rules included);
+- **mobility ratio**: ``mobility * (m_r - m_o) / (m_r + m_o)`` with ``m`` the number of
+  legal moves each side would have.
+
+The first four terms depend on one piece and its square only, so they form one
+piece-square table ``pst[code][sq]``; threats and mobility come from one pass of a move
+generator over precomputed destination tables (checked against the core's legal moves in
+the tests).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import ClassVar
+
+import attrs
+
+from jungle_core import Rules, State, outcome
+from jungle_core._tables import BattleResult, tables
+
+__all__ = ["ClassicEvaluator", "ClassicWeights", "classic_moves"]
+
+_V = {8: 100.0, 7: 90.0, 6: 80.0, 5: 50.0, 4: 40.0, 3: 35.0, 2: 30.0, 1: 45.0}
+
+
+@attrs.frozen
+class ClassicWeights:
+    """Weights of the CLASSIC evaluation.
+
+    >>> ClassicWeights().value[8], ClassicWeights().attack_range
+    (100.0, 5)
+    """
+
+    value: dict[int, float] = attrs.field(factory=lambda: dict(_V), hash=False)
+    """Piece value by rank (the Rat is worth more than its rank: it takes the Elephant)."""
+    develop: float = 1.5
+    """Per step of shortest-path progress toward the enemy den."""
+    attack: float = 2.0
+    """Den attack: ``attack * 2 ** (attack_range - n)`` for a piece ``n <= attack_range``
+    moves from the enemy den."""
+    attack_range: int = 5
+    defence: tuple[float, float] = (40.0, 15.0)
+    """Penalty per enemy piece 1 or 2 moves from one's own den."""
+    threat: float = 0.1
+    """Per legal capture: this times the victim's value."""
+    mobility: float = 30.0
+    """Factor of the mobility ratio ``(m_self - m_opp) / (m_self + m_opp)``."""
+
+
+def _destinations(
+    rules: Rules,
+) -> tuple[tuple[tuple[tuple[int, int, tuple[int, ...]], ...], ...], ...]:
+    """``dest[kind * n + sq]`` for kind 0 (land piece), 1 (Rat), 2 (Lion/Tiger): the
+    ``(direction, target, water squares crossed)`` of each move on an empty board."""
+    t = tables(rules)
+    n = rules.num_squares
+    out: list[tuple[tuple[int, int, tuple[int, ...]], ...]] = []
+    for kind in range(3):
+        for sq in range(n):
+            moves: list[tuple[int, int, tuple[int, ...]]] = []
+            for d in range(4):
+                target = t.step[sq * 4 + d]
+                if target < 0:
+                    continue
+                if t.water[target]:
+                    if kind == 1:
+                        moves.append((d, target, ()))
+                    elif kind == 2:
+                        jump = t.jump[sq * 4 + d]
+                        if jump is not None:
+                            moves.append((d, jump[0], jump[1]))
+                else:
+                    moves.append((d, target, ()))
+            out.append(tuple(moves))
+    return (tuple(out),)
+
+
+def _kind(rank: int) -> int:
+    return 1 if rank == 1 else 2 if rank in (6, 7) else 0
+
+
+class _ClassicTables:
+    """Per-rule-set tables shared by both players' evaluators."""
+
+    _cache: ClassVar[dict[Rules, _ClassicTables]] = {}
+
+    @classmethod
+    def of(cls, rules: Rules) -> _ClassicTables:
+        found = cls._cache.get(rules)
+        if found is None:
+            found = cls._cache[rules] = cls(rules)
+        return found
+
+    def __init__(self, rules: Rules) -> None:
+        t = tables(rules)
+        n = rules.num_squares
+        self.n = n
+        self.water = t.water
+        self.trap_of = t.trap_of
+        self.den_of = t.den_of
+        self.dens = t.dens
+        self.battle = t.battle
+        (dest,) = _destinations(rules)
+        # moves[code] [sq]: (action, target, crossed) with the own den removed
+        moves: list[tuple[tuple[tuple[int, int, tuple[int, ...]], ...], ...]] = [()] * 17
+        for code in range(1, 17):
+            owner, rank = (code - 1) >> 3, ((code - 1) & 7) + 1
+            kind = _kind(rank)
+            per_sq = []
+            for sq in range(n):
+                per_sq.append(
+                    tuple(
+                        (n + 4 * sq + d, target, crossed)
+                        for d, target, crossed in dest[kind * n + sq]
+                        if t.den_of[target] != owner
+                    )
+                )
+            moves[code] = tuple(per_sq)
+        self.moves = tuple(moves)
+        # dist[code][sq]: shortest path to the enemy den on an empty board
+        dist: list[tuple[int, ...]] = [()] * 17
+        for code in range(1, 17):
+            owner = (code - 1) >> 3
+            enemy_den = t.dens[1 - owner]
+            # BFS backwards from the den over the (symmetric) move graph
+            d = [99] * n
+            d[enemy_den] = 0
+            queue = deque([enemy_den])
+            while queue:
+                sq = queue.popleft()
+                for _, target, _ in self.moves[code][sq]:
+                    if d[target] == 99 and t.den_of[target] != owner:
+                        d[target] = d[sq] + 1
+                        queue.append(target)
+            dist[code] = tuple(d)
+        self.dist = tuple(dist)
+
+
+def classic_moves(state: State) -> list[int]:
+    """The legal moves of the player to move under CLASSIC rules without repetition bans,
+    from the evaluator's tables (equal to :func:`jungle_core.legal_actions` there).
+
+    >>> from jungle_core import CLASSIC, new_game, legal_actions
+    >>> sorted(classic_moves(new_game(CLASSIC))) == list(legal_actions(new_game(CLASSIC)))
+    True
+    """
+    ct = _ClassicTables.of(state.rules)
+    board = state.board
+    me = state.to_move
+    lo = me * 8
+    out: list[int] = []
+    water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
+    for sq, c in enumerate(board):
+        if lo < c <= lo + 8:
+            for action, target, crossed in moves[c][sq]:
+                if crossed and any(board[w] in (1, 9) for w in crossed):
+                    continue
+                q = board[target]
+                if not q or (
+                    (q - 1) >> 3 != me
+                    and water[sq] == water[target]
+                    and (trap_of[target] == me or battle[c * 20 + q] == BattleResult.TAKE)
+                ):
+                    out.append(action)
+    return out
+
+
+class ClassicEvaluator:
+    """The CLASSIC evaluation for one rule set and player (see the module docstring).
+
+    >>> from jungle_core import CLASSIC, new_game
+    >>> ev0, ev1 = ClassicEvaluator(CLASSIC, 0), ClassicEvaluator(CLASSIC, 1)
+    >>> ev0.evaluate(new_game(CLASSIC)) == -ev1.evaluate(new_game(CLASSIC))
+    True
+    """
+
+    def __init__(self, rules: Rules, player: int, weights: ClassicWeights | None = None) -> None:
+        w = weights or ClassicWeights()
+        self.rules = rules
+        self.player = player
+        self.weights = w
+        ct = _ClassicTables.of(rules)
+        self._t = ct
+        n = ct.n
+        pst: list[tuple[float, ...]] = [(0.0,) * n]
+        for code in range(1, 17):
+            owner, rank = (code - 1) >> 3, ((code - 1) & 7) + 1
+            dist = ct.dist[code]
+            # distance of this piece to its enemy's den = to the den the enemy defends
+            row = []
+            for sq in range(n):
+                k = dist[sq]
+                v = w.value[rank] + w.develop * max(0, 12 - k)
+                if k <= w.attack_range:
+                    v += w.attack * 2.0 ** (w.attack_range - k)
+                if 1 <= k <= 2:
+                    v += w.defence[k - 1]
+                row.append(v if owner == player else -v)
+            pst.append(tuple(row))
+        self.pst = tuple(pst)
+        self.victim = tuple([0.0] + [w.value[((c - 1) & 7) + 1] * w.threat for c in range(1, 17)])
+
+    def max_ply_change(self) -> float:
+        """A bound on the change of the evaluation in one ply (unused without chance)."""
+        return 1e6
+
+    def evaluate(self, state: State) -> float:
+        """The evaluation of ``state`` for this evaluator's player."""
+        ct = self._t
+        board = state.board
+        pst = self.pst
+        water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
+        victim = self.victim
+        me = self.player
+        value = 0.0
+        mob = [0, 0]
+        threat = 0.0
+        for sq, c in enumerate(board):
+            if not c:
+                continue
+            value += pst[c][sq]
+            owner = (c - 1) >> 3
+            count = 0
+            crow = c * 20
+            wsq = water[sq]
+            for _, target, crossed in moves[c][sq]:
+                if crossed:
+                    blocked = False
+                    for w in crossed:
+                        if board[w] == 1 or board[w] == 9:
+                            blocked = True
+                            break
+                    if blocked:
+                        continue
+                q = board[target]
+                if not q:
+                    count += 1
+                elif (
+                    (q - 1) >> 3 != owner
+                    and wsq == water[target]
+                    and (trap_of[target] == owner or battle[crow + q] == BattleResult.TAKE)
+                ):
+                    count += 1
+                    threat += victim[q] if owner == me else -victim[q]
+            mob[owner] += count
+        total = mob[0] + mob[1]
+        if total:
+            value += self.weights.mobility * (mob[me] - mob[1 - me]) / total
+        return value + threat
+
+    def evaluate_terminal_aware(self, state: State) -> float:
+        """As :meth:`evaluate`, but a finished game scores ``+-1e9`` (0 for a draw)."""
+        result = outcome(state)
+        if result is None:
+            return self.evaluate(state)
+        if result.winner is None:
+            return 0.0
+        return 1e9 if result.winner == self.player else -1e9

@@ -1,0 +1,218 @@
+"""The Random and Greedy agents (SPEC §7)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import attrs
+import numpy as np
+
+from jungle_core import Rules, State, legal_actions, transitions
+from jungle_core._tables import BattleResult, tables
+
+__all__ = ["GreedyAgent", "GreedyWeights", "RandomAgent", "greedy_heuristic"]
+
+
+class RandomAgent:
+    """Uniformly random among the legal actions.
+
+    >>> from jungle_core import DARK, new_game, legal_actions
+    >>> agent = RandomAgent()
+    >>> agent.act(new_game(), np.random.default_rng(1)) in legal_actions(new_game())
+    True
+    """
+
+    def __init__(self, rules: Rules | None = None) -> None:
+        self.name = "random"
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        """A uniformly drawn legal action."""
+        actions = legal_actions(state)
+        return actions[int(rng.integers(len(actions)))]
+
+
+_V = {8: 80.0, 7: 70.0, 6: 60.0, 5: 50.0, 4: 40.0, 3: 30.0, 2: 20.0, 1: 30.0}
+
+
+@attrs.frozen
+class GreedyWeights:
+    """The weights of the Greedy heuristic H (SPEC §7 defaults).
+
+    >>> GreedyWeights().values[8], GreedyWeights().opp_material
+    (80.0, 0.8)
+    """
+
+    values: dict[int, float] = attrs.field(factory=lambda: dict(_V), hash=False)
+    """V of a revealed piece by rank."""
+    face_down: float = 30.0
+    """V of each face-down piece a player still has."""
+    opp_material: float = 0.8
+    """Factor of the opponent's material (subtracted)."""
+    position: float = 1.5
+    """Factor of the position term (advance + centre of self's revealed pieces)."""
+    advance: float = 5.0
+    """Per row advanced (player 0: ``row``; player 1: ``rows - 1 - row``)."""
+    centre: float = 5.0
+    """For a piece on one of the two central columns."""
+    mobility: float = 2.0
+    """Per legal action self would have in the state."""
+    safety: float = 10.0
+    """Factor of the safety sum over adjacent (self p, opp q) pairs."""
+    take: float = 15.0
+    """Added to the safety sum when p can take q."""
+    taken: float = 10.0
+    """Subtracted from the safety sum when q can take p."""
+
+
+def greedy_heuristic(state: State, player: int, weights: GreedyWeights | None = None) -> float:
+    """H of SPEC §7: ``state`` scored for ``player`` (material, position, mobility, safety).
+
+    "Can take" is the rule set's battle table; mobility counts the legal actions
+    ``player`` would have if it were to move in ``state``.
+
+    >>> from jungle_core import from_fen
+    >>> s = from_fen("8/8/8/8/8/8/Ew6 1 0 1 - -")
+    >>> # 80 - 0.8*40 + 1.5*(0 + 0) + 2*2 (a1-a2, a1xb1) + 10*15 (E can take w)
+    >>> greedy_heuristic(s, 0)
+    202.0
+    """
+    w = weights or GreedyWeights()
+    return _Heuristic.of(state.rules, w).value(state, player)
+
+
+class _Heuristic:
+    _cache: ClassVar[dict[tuple[Rules, GreedyWeights], _Heuristic]] = {}
+
+    @classmethod
+    def of(cls, rules: Rules, weights: GreedyWeights) -> _Heuristic:
+        key = (rules, weights)
+        found = cls._cache.get(key)
+        if found is None:
+            found = cls._cache[key] = cls(rules, weights)
+        return found
+
+    def __init__(self, rules: Rules, w: GreedyWeights) -> None:
+        self.rules = rules
+        self.w = w
+        t = tables(rules)
+        rows, cols = rules.rows, rules.cols
+        self.forward = tuple(tuple(nb for d, nb in pairs if d in (1, 3)) for pairs in t.neighbours)
+        centre = {cols // 2 - 1, cols // 2}
+        self.place = tuple(
+            tuple(
+                w.position
+                * (
+                    w.advance * (sq // cols if player == 0 else rows - 1 - sq // cols)
+                    + (w.centre if sq % cols in centre else 0.0)
+                )
+                for sq in range(rows * cols)
+            )
+            for player in (0, 1)
+        )
+        self.value_of = tuple(
+            [0.0] + [w.values[((c - 1) & 7) + 1] for c in range(1, 17)] + [0.0, 0.0, 0.0]
+        )
+        # safety[p * 20 + q] for adjacent codes, from player 0's and player 1's view
+        battle = t.battle
+        safety: list[list[float]] = [[0.0] * 400, [0.0] * 400]
+        for player in (0, 1):
+            for p in range(1, 17):
+                for q in range(1, 17):
+                    if (p - 1) >> 3 == (q - 1) >> 3:
+                        continue
+                    mine, theirs = (p, q) if (p - 1) >> 3 == player else (q, p)
+                    s = 0.0
+                    if battle[mine * 20 + theirs] == BattleResult.TAKE:
+                        s += w.take
+                    if battle[theirs * 20 + mine] == BattleResult.TAKE:
+                        s -= w.taken
+                    safety[player][p * 20 + q] = w.safety * s
+        self.safety = (tuple(safety[0]), tuple(safety[1]))
+
+    def value(self, state: State, player: int) -> float:
+        w = self.w
+        board = state.board
+        mask = state.face_down_mask
+        own_fd = (mask >> (8 * player) & 0xFF).bit_count()
+        opp_fd = (mask >> (8 * (1 - player)) & 0xFF).bit_count()
+        own = own_fd * w.face_down
+        opp = opp_fd * w.face_down
+        place = self.place[player]
+        safety = self.safety[player]
+        forward = self.forward
+        value_of = self.value_of
+        other = 0.0
+        lo = player * 8
+        for sq, c in enumerate(board):
+            if 0 < c < 17:
+                if lo < c <= lo + 8:
+                    own += value_of[c]
+                    other += place[sq]
+                else:
+                    opp += value_of[c]
+                row = c * 20
+                for nb in forward[sq]:
+                    other += safety[row + board[nb]]
+        if state.to_move != player:
+            state = State(
+                state.rules,
+                board,
+                player,
+                mask,
+                state.plies_since_removal,
+                state.ply,
+                state.history,
+            )
+        mobility = w.mobility * len(legal_actions(state))
+        return own - w.opp_material * opp + other + mobility
+
+
+class GreedyAgent:
+    """One ply: the action whose resulting state scores best under H (SPEC §7).
+
+    An action with chance outcomes scores the probability-weighted mean of H over its
+    outcomes (from :func:`jungle_core.transitions`); ties are broken with ``rng``. H is
+    scored for the agent. On CLASSIC rules, where H's terms do not describe the game (no
+    face-down pieces; dens decide), the agent scores the resulting states with the CLASSIC
+    evaluation instead, a won game best.
+
+    >>> from jungle_core import DARK, from_fen
+    >>> s = from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -")
+    >>> GreedyAgent(DARK).act(s, np.random.default_rng(0)) == 56 + 0 * 4 + 3   # a1xb1
+    True
+    """
+
+    def __init__(self, rules: Rules, weights: GreedyWeights | None = None) -> None:
+        self.name = "greedy"
+        self.rules = rules
+        self.weights = weights or GreedyWeights()
+        self._classic = None
+        if not rules.is_dark:
+            from jungle_agents._classic_eval import ClassicEvaluator
+
+            self._classic = (ClassicEvaluator(rules, 0), ClassicEvaluator(rules, 1))
+
+    def action_values(self, state: State) -> dict[int, float]:
+        """The score of every legal action (the expected H of its result)."""
+        me = state.to_move
+        out: dict[int, float] = {}
+        if self._classic is not None:
+            evaluator = self._classic[me]
+            for action in legal_actions(state):
+                ((_, child),) = transitions(state, action)
+                out[action] = evaluator.evaluate_terminal_aware(child)
+            return out
+        h = _Heuristic.of(state.rules, self.weights)
+        for action in legal_actions(state):
+            total = 0.0
+            for prob, child in transitions(state, action):
+                total += prob * h.value(child, me)
+            out[action] = total
+        return out
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        """The best-scoring legal action; equal best scores are broken at random."""
+        values = self.action_values(state)
+        best = max(values.values())
+        tied = [a for a, v in values.items() if v >= best - 1e-9]
+        return tied[int(rng.integers(len(tied)))] if len(tied) > 1 else tied[0]

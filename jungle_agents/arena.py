@@ -1,0 +1,997 @@
+"""The arena: games, matches and round-robin tournaments between agents (SPEC §8).
+
+- :func:`play_game` plays one seeded game and returns a :class:`GameRecord` (actions,
+  chance outcomes, result, decision times); :func:`replay` rebuilds every state of it
+  exactly; :func:`save_record` / :func:`load_record` store one record as JSON.
+- :func:`play_match` (A against B, half the games each first) and :func:`round_robin`
+  (every pair of a list of agent specs) run games in parallel worker processes, append
+  each finished game to a JSON Lines file with an ``fsync``, and resume from that file:
+  an interrupted run (crash, Ctrl-C) loses no finished game and repeats none.
+- :func:`summarize` turns games into per-pair results (W/D/L, score as first and second
+  player, mean length, decision latency mean and 95th percentile) and Elo ratings fitted
+  by maximum likelihood (:func:`fit_elo`); :func:`format_report`, :func:`write_csv`,
+  :func:`write_markdown` and :func:`plot_heatmap` present them.
+
+Every game of a match or tournament is seeded from ``(seed, agent A, agent B, game
+index)``, so a run replays exactly (timed searches aside) and a resumed run plays the very
+games the interrupted one would have played.
+
+>>> from jungle_core import DARK
+>>> from jungle_agents import make_agent
+>>> record = play_game(DARK, make_agent("random", DARK), make_agent("greedy", DARK), seed=3)
+>>> record.winner in (0, 1, None), len(record.actions) == len(record.times)
+(True, True)
+>>> replay(record)[-1].ply == len(record.actions)
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+
+from jungle_agents._base import Agent, make_agent
+from jungle_core import (
+    IllegalActionError,
+    Rules,
+    State,
+    action_to_str,
+    chance_outcomes,
+    legal_actions,
+    new_game,
+    outcome,
+    step_outcome,
+    to_fen,
+)
+
+__all__ = [
+    "EloRating",
+    "GameRecord",
+    "GameResult",
+    "PairResult",
+    "TournamentResult",
+    "fit_elo",
+    "format_report",
+    "load_games",
+    "load_record",
+    "play_game",
+    "play_match",
+    "plot_heatmap",
+    "replay",
+    "round_robin",
+    "rules_from_json",
+    "rules_to_json",
+    "save_record",
+    "summarize",
+    "write_csv",
+    "write_markdown",
+]
+
+FORMAT = "jungle-game/1"
+
+
+# ------------------------------------------------------------------- records
+
+
+def rules_to_json(rules: Rules) -> dict[str, Any]:
+    """A rule set as a JSON object (every field, so custom rule sets round-trip).
+
+    >>> from jungle_core import CLASSIC
+    >>> rules_from_json(rules_to_json(CLASSIC)) == CLASSIC
+    True
+    """
+    return attrs.asdict(rules)
+
+
+def rules_from_json(data: dict[str, Any]) -> Rules:
+    """The rule set :func:`rules_to_json` wrote; a bad field raises ``ValueError``."""
+    try:
+        return Rules(**data)
+    except TypeError as error:
+        raise ValueError(f"not a rule set: {data!r} ({error})") from None
+
+
+@attrs.frozen
+class GameRecord:
+    """One finished (or abandoned) game: enough to replay it exactly.
+
+    - ``rules``: the rule set; ``seed``: the game's seed (``new_game``'s and the agents').
+    - ``players``: the two agents' names, player 0 (who moved first) first.
+    - ``actions``: int per ply; ``outcomes``: the chance outcome of each ply
+      (``owner * 8 + rank - 1``, -1 for an action without chance); ``times``: each
+      decision's wall time in seconds.
+    - ``winner``: 0, 1 or None (a draw, or an unfinished game); ``reason``: the
+      :class:`jungle_core.Reason` value, or ``"unfinished"``.
+    """
+
+    rules: Rules
+    players: tuple[str, str]
+    seed: int
+    actions: tuple[int, ...]
+    outcomes: tuple[int, ...]
+    times: tuple[float, ...]
+    winner: int | None
+    reason: str
+
+    @property
+    def plies(self) -> int:
+        """The number of plies played."""
+        return len(self.actions)
+
+    def score(self, player: int) -> float:
+        """``player``'s score: 1 a win, 0.5 a draw, 0 a loss."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == player else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON object (plain lists and numbers; times rounded to microseconds)."""
+        return {
+            "format": FORMAT,
+            "rules": rules_to_json(self.rules),
+            "players": list(self.players),
+            "seed": self.seed,
+            "actions": list(self.actions),
+            "outcomes": list(self.outcomes),
+            "times": [round(t, 6) for t in self.times],
+            "winner": self.winner,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        """The record :meth:`to_json` wrote; malformed data raises ``ValueError``."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ValueError(f"not a {FORMAT} game record")
+        try:
+            record = cls(
+                rules=rules_from_json(data["rules"]),
+                players=(str(data["players"][0]), str(data["players"][1])),
+                seed=int(data["seed"]),
+                actions=tuple(int(a) for a in data["actions"]),
+                outcomes=tuple(int(o) for o in data["outcomes"]),
+                times=tuple(float(t) for t in data["times"]),
+                winner=None if data["winner"] is None else int(data["winner"]),
+                reason=str(data["reason"]),
+            )
+        except (KeyError, IndexError, TypeError) as error:
+            raise ValueError(f"malformed game record: {error!r}") from None
+        if not (len(record.actions) == len(record.outcomes) == len(record.times)):
+            raise ValueError("malformed game record: actions, outcomes and times differ in length")
+        return record
+
+
+def _rngs(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
+    chance, first, second = np.random.SeedSequence(seed).spawn(3)
+    return (
+        np.random.default_rng(chance),
+        np.random.default_rng(first),
+        np.random.default_rng(second),
+    )
+
+
+def _draw_outcome(state: State, action: int, rng: np.random.Generator) -> int:
+    outs = chance_outcomes(state, action)
+    if len(outs) == 1:
+        return outs[0][0]
+    u = rng.random()
+    acc = 0.0
+    for o, p in outs:
+        acc += p
+        if u < acc:
+            return o
+    return outs[-1][0]
+
+
+def play_game(
+    rules: Rules,
+    agent0: Agent,
+    agent1: Agent,
+    seed: int,
+    *,
+    max_plies: int | None = None,
+    on_ply: Callable[[State, int, int, float], None] | None = None,
+) -> GameRecord:
+    """Play one game, ``agent0`` moving first, and return its record.
+
+    ``seed`` seeds the start (``new_game``), the chance outcomes and each agent's
+    generator (three independent streams). ``max_plies`` stops an endless game (the
+    record then says ``"unfinished"``); ``on_ply(state, action, outcome, seconds)`` is
+    called after each decision. An agent returning an illegal action raises
+    :class:`jungle_core.IllegalActionError` naming the agent and the position.
+    """
+    chance_rng, rng0, rng1 = _rngs(seed)
+    agents = (agent0, agent1)
+    rngs = (rng0, rng1)
+    state = new_game(rules, seed=seed)
+    actions: list[int] = []
+    outcomes: list[int] = []
+    times: list[float] = []
+    while (result := outcome(state)) is None:
+        if max_plies is not None and len(actions) >= max_plies:
+            break
+        me = state.to_move
+        start = time.perf_counter()
+        action = agents[me].act(state, rngs[me])
+        seconds = time.perf_counter() - start
+        if not isinstance(action, int | np.integer) or action not in legal_actions(state):
+            raise IllegalActionError(
+                f"agent {agents[me].name!r} (player {me}) returned the illegal action "
+                f"{action!r} in {to_fen(state)!r}"
+            )
+        action = int(action)
+        o = _draw_outcome(state, action, chance_rng)
+        if on_ply is not None:
+            on_ply(state, action, o, seconds)
+        state = step_outcome(state, action, o)
+        actions.append(action)
+        outcomes.append(o)
+        times.append(seconds)
+    return GameRecord(
+        rules=rules,
+        players=(agent0.name, agent1.name),
+        seed=seed,
+        actions=tuple(actions),
+        outcomes=tuple(outcomes),
+        times=tuple(times),
+        winner=None if result is None else result.winner,
+        reason="unfinished" if result is None else result.reason.value,
+    )
+
+
+def replay(record: GameRecord) -> list[State]:
+    """Every state of a recorded game, the start first, rebuilt from the record.
+
+    Raises ``ValueError`` when the record does not replay (an illegal action or outcome,
+    or a result that differs from the recorded one).
+    """
+    state = new_game(record.rules, seed=record.seed)
+    states = [state]
+    for ply, (action, o) in enumerate(zip(record.actions, record.outcomes, strict=True)):
+        try:
+            state = step_outcome(state, action, o)
+        except ValueError as error:
+            raise ValueError(f"the record does not replay at ply {ply + 1}: {error}") from None
+        states.append(state)
+    result = outcome(state)
+    winner = None if result is None else result.winner
+    reason = "unfinished" if result is None else result.reason.value
+    if (winner, reason) != (record.winner, record.reason):
+        raise ValueError(
+            f"the record says {record.winner}/{record.reason} but replays to {winner}/{reason}"
+        )
+    return states
+
+
+def moves_text(record: GameRecord) -> list[str]:
+    """The SPEC §4 text of each ply of a record (``?c1`` reveals name the piece turned up).
+
+    >>> from jungle_core import DARK
+    >>> from jungle_agents import make_agent
+    >>> r = play_game(DARK, make_agent("random", DARK), make_agent("random", DARK), 1)
+    >>> moves_text(r)[0].startswith("?")
+    True
+    """
+    from jungle_core import RANK_LETTERS
+
+    states = replay(record)
+    out = []
+    for state, action, o in zip(states, record.actions, record.outcomes, strict=False):
+        text = action_to_str(state, action)
+        if o >= 0:
+            letter = RANK_LETTERS[(o & 7) + 1]
+            text += f"={letter if o < 8 else letter.lower()}"
+        out.append(text)
+    return out
+
+
+def _atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_record(record: GameRecord, path: str | os.PathLike[str]) -> None:
+    """Write a record as JSON, atomically (temp file, fsync, rename)."""
+    _atomic_write(path, (json.dumps(record.to_json(), indent=1) + "\n").encode())
+
+
+def load_record(path: str | os.PathLike[str]) -> GameRecord:
+    """Read a record :func:`save_record` wrote (or one line of a games file)."""
+    try:
+        data = json.loads(Path(path).read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not JSON: {error}") from None
+    if isinstance(data, dict) and "record" in data:
+        data = data["record"]
+    try:
+        return GameRecord.from_json(data)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+# -------------------------------------------------------- matches and tournaments
+
+
+@attrs.frozen
+class GameResult:
+    """One game of a match or tournament: which pair, which game, and its record.
+
+    ``pair`` is ``(A, B)`` as the tournament lists them; game ``index`` has A first when
+    even. ``record.players`` are the specs in playing order.
+    """
+
+    pair: tuple[str, str]
+    index: int
+    record: GameRecord
+
+    @property
+    def a_first(self) -> bool:
+        """True when A moved first in this game."""
+        return self.index % 2 == 0
+
+    def score_a(self) -> float:
+        """A's score in this game."""
+        return self.record.score(0 if self.a_first else 1)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON Lines entry of this game."""
+        return {"pair": list(self.pair), "game": self.index, "record": self.record.to_json()}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameResult:
+        """The entry :meth:`to_json` wrote."""
+        return cls((str(data["pair"][0]), str(data["pair"][1])), int(data["game"]),
+                   GameRecord.from_json(data["record"]))  # fmt: skip
+
+
+def game_seed(seed: int, a: str, b: str, index: int) -> int:
+    """The seed of game ``index`` between specs ``a`` and ``b`` in a run seeded ``seed``.
+
+    >>> game_seed(0, "random", "greedy", 0) == game_seed(0, "random", "greedy", 0)
+    True
+    """
+    pair = zlib.crc32(f"{a}\x00{b}".encode())
+    return int(np.random.SeedSequence([seed, pair, index]).generate_state(1)[0])
+
+
+@attrs.frozen
+class _Task:
+    rules: Rules
+    pair: tuple[str, str]
+    index: int
+    seed: int
+    max_plies: int | None
+
+
+_AGENTS: dict[tuple[Rules, str], Agent] = {}
+
+
+def _agent(rules: Rules, spec: str) -> Agent:
+    key = (rules, spec)
+    found = _AGENTS.get(key)
+    if found is None:
+        found = _AGENTS[key] = make_agent(spec, rules)
+    return found
+
+
+def _run_task(task: _Task) -> dict[str, Any]:
+    a, b = task.pair
+    first, second = (a, b) if task.index % 2 == 0 else (b, a)
+    record = play_game(
+        task.rules,
+        _agent(task.rules, first),
+        _agent(task.rules, second),
+        task.seed,
+        max_plies=task.max_plies,
+    )
+    record = attrs.evolve(record, players=(first, second))
+    return GameResult(task.pair, task.index, record).to_json()
+
+
+def _init_worker(plugins: Sequence[str]) -> None:
+    import importlib
+    import signal
+
+    # Ctrl-C is the parent's to handle: it stops the pool and keeps the finished games.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for module in plugins:
+        importlib.import_module(module)
+
+
+def load_games(path: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, list[GameResult]]:
+    """The header and the games of a JSON Lines games file (a torn last line is ignored).
+
+    Returns ``(None, [])`` when the file does not exist.
+    """
+    p = Path(path)
+    if not p.exists():
+        return None, []
+    header: dict[str, Any] | None = None
+    games: list[GameResult] = []
+    lines = p.read_bytes().split(b"\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):
+                break  # torn by a crash mid-write: that game is played again
+            raise ValueError(f"{path}:{number} is not a JSON line") from None
+        if data.get("type") == "header":
+            header = data
+        else:
+            try:
+                games.append(GameResult.from_json(data))
+            except (KeyError, IndexError, TypeError, ValueError) as error:
+                raise ValueError(f"{path}:{number} is not a game entry: {error}") from None
+    return header, games
+
+
+class _GamesFile:
+    """An append-only JSON Lines file of games; each line is flushed and fsynced."""
+
+    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        old_header, _ = load_games(self.path)
+        if old_header is not None:
+            for key in ("rules", "seed", "max_plies"):
+                if old_header.get(key) != header.get(key):
+                    raise ValueError(
+                        f"{self.path} holds games of a different run ({key} "
+                        f"{old_header.get(key)!r}, not {header.get(key)!r}); "
+                        f"use another output file"
+                    )
+        # cut a line torn by a crash, so the next entry starts on a line of its own
+        if self.path.exists():
+            data = self.path.read_bytes()
+            if data and not data.endswith(b"\n"):
+                with open(self.path, "r+b") as f:
+                    f.truncate(data.rfind(b"\n") + 1)
+        self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
+        if old_header is None:
+            self.append(header)
+
+    def append(self, entry: dict[str, Any]) -> None:
+        self._file.write(json.dumps(entry, separators=(",", ":")) + "\n")
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+
+Progress = Callable[[int, int, GameResult], None]
+"""``progress(games done, games in all, the game just finished)``."""
+
+
+def _pairs_of(specs: Sequence[str]) -> list[tuple[str, str]]:
+    return [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
+
+
+def _run(
+    rules: Rules,
+    pairs: Sequence[tuple[str, str]],
+    games_per_pair: int,
+    seed: int,
+    workers: int | None,
+    out: str | os.PathLike[str] | None,
+    progress: Progress | None,
+    max_plies: int | None,
+    backend: str,
+    plugins: Sequence[str],
+) -> list[GameResult]:
+    if games_per_pair < 1:
+        raise ValueError(f"games per pair must be >= 1, not {games_per_pair}")
+    for a, b in pairs:
+        if a == b:
+            raise ValueError(f"agent spec {a!r} is listed twice")
+        make_agent(a, rules), make_agent(b, rules)  # bad specs fail here, not in a worker
+    header = {"type": "header", "rules": rules_to_json(rules), "seed": seed,
+              "max_plies": max_plies}  # fmt: skip
+    done: dict[tuple[str, str, int], GameResult] = {}
+    games_file = None
+    if out is not None:
+        _, previous = load_games(out)
+        for game in previous:
+            done[(*game.pair, game.index)] = game
+        games_file = _GamesFile(out, header)
+    wanted = {(a, b, i) for a, b in pairs for i in range(games_per_pair)}
+    tasks = [
+        _Task(rules, (a, b), i, game_seed(seed, a, b, i), max_plies)
+        for a, b in pairs
+        for i in range(games_per_pair)
+        if (a, b, i) not in done
+    ]
+    results = [g for key, g in done.items() if key in wanted]
+    total = len(wanted)
+
+    def finished(entry: dict[str, Any]) -> None:
+        game = GameResult.from_json(entry)
+        if games_file is not None:
+            games_file.append(entry)
+        results.append(game)
+        if progress is not None:
+            progress(len(results), total, game)
+
+    try:
+        if backend == "ray":
+            from jungle_agents._ray import run_ray
+
+            run_ray(tasks, finished, workers, plugins)
+        elif backend != "process":
+            raise ValueError(f"backend must be 'process' or 'ray', not {backend!r}")
+        elif (workers or os.cpu_count() or 1) <= 1 or len(tasks) <= 1:
+            for task in tasks:
+                finished(_run_task(task))
+        else:
+            _run_pool(tasks, finished, workers or os.cpu_count() or 1, plugins)
+    finally:
+        if games_file is not None:
+            games_file.close()
+    results.sort(key=lambda g: (pairs.index(g.pair), g.index))
+    return results
+
+
+def _run_pool(
+    tasks: Sequence[_Task],
+    finished: Callable[[dict[str, Any]], None],
+    workers: int,
+    plugins: Sequence[str],
+) -> None:
+    import multiprocessing
+
+    # spawn: workers start clean (no inherited threads or locks, e.g. from JAX)
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(
+        max_workers=min(workers, len(tasks)),
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(tuple(plugins),),
+    )
+    pending: set[Future[dict[str, Any]]] = set()
+    queue: Iterator[_Task] = iter(tasks)
+    try:
+        # keep a few tasks per worker queued, so Ctrl-C has little to cancel
+        for task in queue:
+            pending.add(pool.submit(_run_task, task))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            complete, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for future in complete:
+                finished(future.result())
+                nxt = next(queue, None)
+                if nxt is not None:
+                    pending.add(pool.submit(_run_task, nxt))
+    except BaseException:
+        # interrupted (Ctrl-C) or a game failed: stop the workers now; the games already
+        # written stay, the ones in flight are played again on resume
+        for future in pending:
+            future.cancel()
+        processes = list(getattr(pool, "_processes", {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        raise
+    pool.shutdown()
+
+
+def play_match(
+    rules: Rules,
+    a: str,
+    b: str,
+    games: int,
+    seed: int = 0,
+    workers: int | None = None,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    max_plies: int | None = None,
+    backend: str = "process",
+    plugins: Sequence[str] = (),
+) -> PairResult:
+    """Play ``games`` games between agent specs ``a`` and ``b``, A first in the even-numbered
+    games (half of them), and return A's results.
+
+    ``workers`` processes play in parallel (default: all cores; 1 plays in this process).
+    With ``out``, each finished game is appended to that JSON Lines file (fsynced), and a
+    rerun resumes: games already in the file are not played again. ``plugins`` are module
+    names each worker imports first (to register more agent kinds).
+
+    >>> from jungle_core import DARK
+    >>> r = play_match(DARK, "greedy", "random", 2, seed=1, workers=1)
+    >>> r.games, r.wins + r.draws + r.losses
+    (2, 2)
+    """
+    results = _run(rules, [(a, b)], games, seed, workers, out, progress, max_plies, backend,
+                   plugins)  # fmt: skip
+    return summarize(results, [a, b]).pairs[(a, b)]
+
+
+def round_robin(
+    rules: Rules,
+    specs: Sequence[str],
+    games_per_pair: int = 200,
+    seed: int = 0,
+    workers: int | None = None,
+    *,
+    out: str | os.PathLike[str] | None = None,
+    progress: Progress | None = None,
+    max_plies: int | None = None,
+    backend: str = "process",
+    plugins: Sequence[str] = (),
+) -> TournamentResult:
+    """Play every pair of ``specs`` ``games_per_pair`` times (half with each first).
+
+    As :func:`play_match` for ``workers``, ``out`` (resume), ``plugins``; ``backend="ray"``
+    runs the games as Ray tasks (the ``ray`` extra; ``workers`` then caps the tasks in
+    flight).
+
+    >>> from jungle_core import DARK
+    >>> t = round_robin(DARK, ["random", "greedy"], 2, workers=1)
+    >>> sorted(t.ratings)
+    ['greedy', 'random']
+    """
+    specs = list(specs)
+    if len(specs) < 2:
+        raise ValueError("a round robin needs at least two agents")
+    if len(set(specs)) != len(specs):
+        raise ValueError(f"an agent spec is listed twice in {specs}")
+    results = _run(rules, _pairs_of(specs), games_per_pair, seed, workers, out, progress,
+                   max_plies, backend, plugins)  # fmt: skip
+    return summarize(results, specs)
+
+
+# -------------------------------------------------------------------- results
+
+
+def _p95(values: Sequence[float]) -> float:
+    return float(np.percentile(values, 95)) if len(values) else math.nan
+
+
+@attrs.frozen
+class PairResult:
+    """Agent A's results against agent B.
+
+    - ``wins``, ``draws``, ``losses``: A's, over ``games``; ``score``: (wins + draws/2)/games.
+    - ``score_first`` / ``score_second``: A's score in the games A moved first / second.
+    - ``mean_plies``: mean game length in plies.
+    - ``latency_a`` / ``latency_b``: (mean, 95th percentile) decision seconds of A / B.
+    """
+
+    a: str
+    b: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score_first: float
+    score_second: float
+    mean_plies: float
+    latency_a: tuple[float, float]
+    latency_b: tuple[float, float]
+    games_first: int = 0
+    games_second: int = 0
+
+    @property
+    def score(self) -> float:
+        """A's score: (wins + draws / 2) / games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def flipped(self) -> PairResult:
+        """The same results from B's side."""
+        return PairResult(
+            self.b, self.a, self.games, self.losses, self.draws, self.wins,
+            1.0 - self.score_second if self.games_second else math.nan,
+            1.0 - self.score_first if self.games_first else math.nan,
+            self.mean_plies, self.latency_b, self.latency_a,
+            self.games_second, self.games_first,
+        )  # fmt: skip
+
+
+def _pair_result(a: str, b: str, games: Sequence[GameResult]) -> PairResult:
+    wins = draws = losses = 0
+    first: list[float] = []
+    second: list[float] = []
+    times_a: list[float] = []
+    times_b: list[float] = []
+    plies = []
+    for g in games:
+        s = g.score_a()
+        wins += s == 1.0
+        draws += s == 0.5
+        losses += s == 0.0
+        (first if g.a_first else second).append(s)
+        side_a = 0 if g.a_first else 1
+        times = g.record.times
+        times_a.extend(times[side_a::2])
+        times_b.extend(times[1 - side_a :: 2])
+        plies.append(g.record.plies)
+    return PairResult(
+        a, b, len(games), wins, draws, losses,
+        float(np.mean(first)) if first else math.nan,
+        float(np.mean(second)) if second else math.nan,
+        float(np.mean(plies)) if plies else math.nan,
+        (float(np.mean(times_a)) if times_a else math.nan, _p95(times_a)),
+        (float(np.mean(times_b)) if times_b else math.nan, _p95(times_b)),
+        len(first), len(second),
+    )  # fmt: skip
+
+
+@attrs.frozen
+class EloRating:
+    """An Elo rating with its 95 % confidence interval half-width (``rating ± ci``)."""
+
+    rating: float
+    ci: float
+
+
+@attrs.frozen
+class TournamentResult:
+    """Results of a round robin: per pair (both orders) and Elo ratings.
+
+    ``pairs[(a, b)]`` is a :class:`PairResult` for every ordered pair that met;
+    ``latency[spec]`` is an agent's (mean, p95) decision seconds over all its games.
+    """
+
+    specs: tuple[str, ...]
+    pairs: dict[tuple[str, str], PairResult]
+    ratings: dict[str, EloRating]
+    latency: dict[str, tuple[float, float]]
+    games: tuple[GameResult, ...]
+
+
+def summarize(games: Iterable[GameResult], specs: Sequence[str] | None = None) -> TournamentResult:
+    """Per-pair results and Elo ratings of a set of games.
+
+    >>> summarize([], ["a", "b"]).pairs
+    {}
+    """
+    games = list(games)
+    if specs is None:
+        seen: dict[str, None] = {}
+        for g in games:
+            seen.setdefault(g.pair[0])
+            seen.setdefault(g.pair[1])
+        specs = list(seen)
+    by_pair: dict[tuple[str, str], list[GameResult]] = {}
+    for g in games:
+        by_pair.setdefault(g.pair, []).append(g)
+    pairs: dict[tuple[str, str], PairResult] = {}
+    for (a, b), gs in by_pair.items():
+        result = _pair_result(a, b, gs)
+        pairs[(a, b)] = result
+        pairs[(b, a)] = result.flipped()
+    times: dict[str, list[float]] = {s: [] for s in specs}
+    for g in games:
+        for player, spec in enumerate(g.record.players):
+            times.setdefault(spec, []).extend(g.record.times[player::2])
+    latency = {s: (float(np.mean(t)) if t else math.nan, _p95(t)) for s, t in times.items()}
+    scores = [(g.record.players[0], g.record.players[1], g.record.score(0)) for g in games]
+    ratings = fit_elo(scores, list(specs)) if games else {}
+    return TournamentResult(tuple(specs), pairs, ratings, latency, tuple(games))
+
+
+def fit_elo(
+    results: Iterable[tuple[str, str, float]],
+    players: Sequence[str] | None = None,
+    *,
+    prior_sd: float = 2000.0,
+) -> dict[str, EloRating]:
+    """Elo ratings fitted by maximum likelihood to game scores, with 95 % intervals.
+
+    ``results`` are ``(player, opponent, player's score)`` triples (1, 0.5 or 0; a draw
+    counts as half a win in the logistic model ``P(win) = 1 / (1 + 10 ** (-diff / 400))``).
+    Ratings have mean 0. A very weak Gaussian prior (``prior_sd`` Elo) keeps ratings finite
+    when an agent wins or loses every game; it moves ordinary ratings by well under one
+    Elo point. Intervals come from the inverse Hessian of the log likelihood, centred.
+
+    >>> r = fit_elo([("a", "b", 1.0)] * 3 + [("a", "b", 0.0)])
+    >>> round(r["a"].rating - r["b"].rating)   # 3:1 means 10 ** (d / 400) = 3, d = 190.8
+    190
+    """
+    results = list(results)
+    names: list[str] = list(players) if players is not None else []
+    for a, b, _ in results:
+        for name in (a, b):
+            if name not in names:
+                names.append(name)
+    k = len(names)
+    index = {name: i for i, name in enumerate(names)}
+    n = np.zeros((k, k))
+    s = np.zeros((k, k))
+    for a, b, score in results:
+        i, j = index[a], index[b]
+        n[i, j] += 1
+        n[j, i] += 1
+        s[i, j] += score
+        s[j, i] += 1.0 - score
+    c = math.log(10) / 400.0
+    r = np.zeros(k)
+    prior = 1.0 / prior_sd**2
+    hess = np.eye(k)
+    for _ in range(100):
+        diff = r[:, None] - r[None, :]
+        p = 1.0 / (1.0 + np.exp(-c * diff))
+        grad = c * (s - n * p).sum(axis=1) - prior * r
+        w = c * c * n * p * (1.0 - p)
+        hess = -np.diag(w.sum(axis=1)) + w - prior * np.eye(k)
+        step = np.linalg.solve(hess, grad)
+        r = r - step
+        if np.max(np.abs(step)) < 1e-9:
+            break
+    r -= r.mean()
+    centre = np.eye(k) - np.ones((k, k)) / k
+    cov = centre @ np.linalg.inv(-hess) @ centre
+    ci = 1.96 * np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    return {name: EloRating(float(r[i]), float(ci[i])) for i, name in enumerate(names)}
+
+
+# ----------------------------------------------------------------- presenting
+
+
+def _pct(x: float) -> str:
+    return "-" if math.isnan(x) else f"{100 * x:.0f}"
+
+
+def _ms(x: float) -> str:
+    return "-" if math.isnan(x) else f"{1000 * x:.1f}"
+
+
+def pair_rows(result: TournamentResult) -> list[dict[str, Any]]:
+    """One row per pair (A before B in the tournament's order): the CSV columns."""
+    rows = []
+    specs = result.specs
+    for i, a in enumerate(specs):
+        for b in specs[i + 1 :]:
+            pr = result.pairs.get((a, b))
+            if pr is None:
+                continue
+            rows.append({
+                "a": a, "b": b, "games": pr.games, "wins": pr.wins, "draws": pr.draws,
+                "losses": pr.losses, "score": round(pr.score, 4),
+                "score_first": round(pr.score_first, 4),
+                "score_second": round(pr.score_second, 4),
+                "mean_plies": round(pr.mean_plies, 1),
+                "latency_a_mean_s": round(pr.latency_a[0], 5),
+                "latency_a_p95_s": round(pr.latency_a[1], 5),
+                "latency_b_mean_s": round(pr.latency_b[0], 5),
+                "latency_b_p95_s": round(pr.latency_b[1], 5),
+            })  # fmt: skip
+    return rows
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) -> str:
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
+              for i, h in enumerate(header)]  # fmt: skip
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+                     + [fmt.format(*r) for r in rows])  # fmt: skip
+
+
+def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
+    """The tables of a tournament: per pair, the score matrix, and Elo ratings.
+
+    The matrix reads "row agent's score vs column agent, first/second (%)".
+    """
+    specs = result.specs
+    pair_header = ["A", "B", "games", "W-D-L (A)", "score A", "A first", "A second",
+                   "plies", "A ms mean/p95", "B ms mean/p95"]  # fmt: skip
+    pair_table = []
+    for row in pair_rows(result):
+        pair_table.append([
+            row["a"], row["b"], str(row["games"]),
+            f"{row['wins']}-{row['draws']}-{row['losses']}", f"{row['score']:.3f}",
+            _pct(row["score_first"]), _pct(row["score_second"]), f"{row['mean_plies']:.0f}",
+            f"{_ms(row['latency_a_mean_s'])}/{_ms(row['latency_a_p95_s'])}",
+            f"{_ms(row['latency_b_mean_s'])}/{_ms(row['latency_b_p95_s'])}",
+        ])  # fmt: skip
+    matrix = []
+    for a in specs:
+        cells = [a]
+        for b in specs:
+            pr = result.pairs.get((a, b))
+            cells.append("" if pr is None else f"{_pct(pr.score_first)}/{_pct(pr.score_second)}")
+        matrix.append(cells)
+    elo = sorted(result.ratings.items(), key=lambda kv: -kv[1].rating)
+    elo_rows = [
+        [spec, f"{r.rating:+.0f}", f"±{r.ci:.0f}",
+         _ms(result.latency.get(spec, (math.nan, math.nan))[0]),
+         _ms(result.latency.get(spec, (math.nan, math.nan))[1])]
+        for spec, r in elo
+    ]  # fmt: skip
+    title = "#### " if markdown else ""
+    parts = [
+        f"{title}Pairs (A's results)",
+        _table(pair_header, pair_table, markdown),
+        "",
+        f"{title}Row agent's score vs column agent, first/second (%)",
+        _table(["", *specs], matrix, markdown),
+        "",
+        f"{title}Elo (maximum likelihood, 95 % interval)",
+        _table(["agent", "Elo", "95 %", "ms mean", "ms p95"], elo_rows, markdown),
+    ]
+    return "\n".join(parts)
+
+
+def write_csv(result: TournamentResult, path: str | os.PathLike[str]) -> None:
+    """Write the per-pair rows (:func:`pair_rows`) as CSV, atomically."""
+    import csv
+    import io
+
+    rows = pair_rows(result)
+    buf = io.StringIO()
+    columns = list(rows[0]) if rows else ["a", "b", "games"]
+    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _atomic_write(path, buf.getvalue().encode())
+
+
+def write_markdown(result: TournamentResult, path: str | os.PathLike[str]) -> None:
+    """Write :func:`format_report` as Markdown, atomically."""
+    _atomic_write(path, (format_report(result, markdown=True) + "\n").encode())
+
+
+def plot_heatmap(result: TournamentResult, path: str | os.PathLike[str]) -> None:
+    """A PNG heat map of the pairwise scores (row agent vs column agent), atomically."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    specs = result.specs
+    k = len(specs)
+    grid = np.full((k, k), np.nan)
+    for i, a in enumerate(specs):
+        for j, b in enumerate(specs):
+            pr = result.pairs.get((a, b))
+            if pr is not None:
+                grid[i, j] = pr.score
+    fig, ax = plt.subplots(figsize=(2.0 + 1.1 * k, 1.5 + 0.9 * k))
+    image = ax.imshow(grid, cmap="RdYlGn", vmin=0.0, vmax=1.0)
+    ax.set_xticks(range(k), specs, rotation=30, ha="right")
+    ax.set_yticks(range(k), specs)
+    for i in range(k):
+        for j in range(k):
+            if not math.isnan(grid[i, j]):
+                ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9)
+    ax.set_title(
+        f"score of row vs column ({result.games[0].record.rules.name if result.games else ''})"
+    )
+    fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
+    plt.close(fig)
+    _atomic_write(path, buf.getvalue())
