@@ -27,6 +27,7 @@ _MINIMAX_PARAMS = {
     "quiescence": Param(bool, False, "quiescence search on captures"),
     "qdepth": Param(int, 6, "maximum plies of the quiescence search"),
     "time": Param(float, 0.0, "seconds per decision; > 0: iterative deepening to depth"),
+    "tiebreak": Param(str, "random", "among equal root values", choices=("random", "approach")),
     "count": Param(float, 1.0, "DARK weight: piece count difference"),
     "rank": Param(float, 10.0, "DARK weight: revealed rank sum difference"),
     "own_face_down": Param(float, 5.0, "DARK weight: own face-down pieces"),
@@ -63,6 +64,7 @@ def _minimax(rules: Rules, **params: ParamValue) -> MinimaxAgent:
         quiescence=bool(params["quiescence"]),
         qdepth=int(params["qdepth"]),
         time=float(params["time"]),
+        tiebreak=str(params["tiebreak"]),
     )
     weights = DarkWeights(
         count=float(params["count"]),

@@ -28,10 +28,19 @@ from typing import ClassVar
 
 import attrs
 
-from jungle_core import Rules, State, outcome
+from jungle_core import Outcome, Reason, Rules, State, outcome
 from jungle_core._tables import BattleResult, tables
 
-__all__ = ["ClassicEvaluator", "ClassicWeights", "classic_moves"]
+__all__ = [
+    "ClassicEvaluator",
+    "ClassicWeights",
+    "classic_captures",
+    "classic_moves",
+    "classic_ordered_moves",
+    "classic_outcome",
+    "classic_target",
+    "stuck_outcome",
+]
 
 _V = {8: 100.0, 7: 90.0, 6: 80.0, 5: 50.0, 4: 40.0, 3: 35.0, 2: 30.0, 1: 45.0}
 
@@ -219,6 +228,11 @@ class ClassicEvaluator:
 
     def evaluate(self, state: State) -> float:
         """The evaluation of ``state`` for this evaluator's player."""
+        return self.evaluate_moves(state)[0]
+
+    def evaluate_moves(self, state: State) -> tuple[float, int]:
+        """The evaluation, and the number of legal moves of the player to move (0: the
+        game is over by :func:`stuck_outcome`, when nothing ended it before)."""
         ct = self._t
         board = state.board
         pst = self.pst
@@ -259,7 +273,7 @@ class ClassicEvaluator:
         total = mob[0] + mob[1]
         if total:
             value += self.weights.mobility * (mob[me] - mob[1 - me]) / total
-        return value + threat
+        return value + threat, mob[state.to_move]
 
     def evaluate_terminal_aware(self, state: State) -> float:
         """As :meth:`evaluate`, but a finished game scores ``+-1e9`` (0 for a draw)."""
@@ -269,3 +283,128 @@ class ClassicEvaluator:
         if result.winner is None:
             return 0.0
         return 1e9 if result.winner == self.player else -1e9
+
+
+_P0_CODES = frozenset(range(1, 9))
+_P1_CODES = frozenset(range(9, 17))
+
+
+def classic_outcome(state: State, *, check_moves: bool = True) -> Outcome | None:
+    """:func:`jungle_core.outcome` for CLASSIC rules without repetition bans, from the
+    evaluator's move generator (faster). With ``check_moves=False`` the last rule (the
+    player to move has no legal move) is left to the caller.
+
+    >>> from jungle_core import CLASSIC, new_game
+    >>> classic_outcome(new_game(CLASSIC)) is None
+    True
+    """
+    rules = state.rules
+    ct = _ClassicTables.of(rules)
+    board = state.board
+    dens = ct.dens
+    if board[dens[1]] in _P0_CODES:
+        return Outcome(0, Reason.DEN_ENTERED)
+    if board[dens[0]] in _P1_CODES:
+        return Outcome(1, Reason.DEN_ENTERED)
+    present = set(board)
+    has0 = not present.isdisjoint(_P0_CODES)
+    has1 = not present.isdisjoint(_P1_CODES)
+    if not (has0 and has1):
+        winner = None if has0 == has1 else (0 if has0 else 1)
+        return Outcome(winner, Reason.ELIMINATION)
+    if rules.no_removal_limit and state.plies_since_removal >= rules.no_removal_limit:
+        return Outcome(None, Reason.NO_REMOVAL_LIMIT)
+    if rules.ply_limit and state.ply >= rules.ply_limit:
+        return Outcome(None, Reason.PLY_LIMIT)
+    if check_moves and not classic_moves(state):
+        return stuck_outcome(state)
+    return None
+
+
+def stuck_outcome(state: State) -> Outcome:
+    """The outcome when the player to move has no legal move."""
+    winner = None if state.rules.no_moves == "draw" else 1 - state.to_move
+    return Outcome(winner, Reason.NO_LEGAL_ACTIONS)
+
+
+def classic_ordered_moves(state: State, first: int, history: dict[int, int]) -> list[int]:
+    """The legal moves (no repetition bans): ``first`` (if legal), then captures, most
+    valuable victim first and least valuable attacker next, then quiet moves by
+    ``history`` score (highest first)."""
+    ct = _ClassicTables.of(state.rules)
+    board = state.board
+    me = state.to_move
+    lo = me * 8
+    water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
+    captures: list[tuple[int, int]] = []
+    quiet: list[tuple[int, int]] = []
+    has_first = False
+    for sq, c in enumerate(board):
+        if lo < c <= lo + 8:
+            for action, target, crossed in moves[c][sq]:
+                if crossed:
+                    blocked = False
+                    for w in crossed:
+                        if board[w] == 1 or board[w] == 9:
+                            blocked = True
+                            break
+                    if blocked:
+                        continue
+                q = board[target]
+                if not q:
+                    if action == first:
+                        has_first = True
+                    else:
+                        quiet.append((-history.get(action, 0), action))
+                elif (
+                    (q - 1) >> 3 != me
+                    and water[sq] == water[target]
+                    and (trap_of[target] == me or battle[c * 20 + q] == BattleResult.TAKE)
+                ):
+                    if action == first:
+                        has_first = True
+                    else:
+                        captures.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), action))
+    captures.sort()
+    quiet.sort()
+    out = [first] if has_first else []
+    out.extend(a for _, a in captures)
+    out.extend(a for _, a in quiet)
+    return out
+
+
+def classic_captures(state: State) -> list[int]:
+    """The legal captures of the player to move, most valuable victim first."""
+    ct = _ClassicTables.of(state.rules)
+    board = state.board
+    me = state.to_move
+    lo = me * 8
+    water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
+    captures: list[tuple[int, int]] = []
+    for sq, c in enumerate(board):
+        if lo < c <= lo + 8:
+            for action, target, crossed in moves[c][sq]:
+                q = board[target]
+                if not q or (q - 1) >> 3 == me:
+                    continue
+                if crossed and any(board[w] == 1 or board[w] == 9 for w in crossed):
+                    continue
+                if water[sq] == water[target] and (
+                    trap_of[target] == me or battle[c * 20 + q] == BattleResult.TAKE
+                ):
+                    captures.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), action))
+    captures.sort()
+    return [a for _, a in captures]
+
+
+def classic_target(state: State, action: int) -> int:
+    """Where a CLASSIC move action lands (jumps included), or -1 if it cannot move."""
+    ct = _ClassicTables.of(state.rules)
+    sq = (action - ct.n) // 4
+    c = state.board[sq]
+    if not 0 < c < 17:
+        return -1
+    for a, target, _ in ct.moves[c][sq]:
+        if a == action:
+            return target
+    return -1

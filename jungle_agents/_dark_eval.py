@@ -86,6 +86,7 @@ class DarkEvaluator:
         self.weights = w
         t = tables(rules)
         self.step = t.step
+        self._battle = t.battle
         self.neighbours: tuple[tuple[int, ...], ...] = tuple(
             tuple(nb for _, nb in pairs) for pairs in t.neighbours
         )
@@ -191,3 +192,55 @@ class DarkEvaluator:
                 for nb in forward[sq]:
                     value += pair[row + board[nb]]
         return value
+
+    def child_change(
+        self, board: tuple[int, ...], me: int, action: int, o: int
+    ) -> tuple[tuple[tuple[int, int], ...], float]:
+        """The squares a DARK action changes, as ``(square, new code)`` pairs, and the
+        change of the value, for the player ``me`` to move and chance outcome ``o``
+        (-1: none). The same board logic as the core's transition, for one child."""
+        n = len(board)
+        piece = self.piece
+        if action < n:
+            changes: tuple[tuple[int, int], ...] = ((action, o + 1),)
+        else:
+            sq, d = divmod(action - n, 4)
+            t = self.step[sq * 4 + d]
+            p = board[sq]
+            q = board[t]
+            if q >= 17:
+                q = o + 1
+                result = BattleResult.FORBIDDEN if (q - 1) >> 3 == me else self._battle[p * 20 + q]
+            elif q:
+                result = self._battle[p * 20 + q]
+            else:
+                result = BattleResult.TAKE
+            if result == BattleResult.FORBIDDEN:
+                changes = ((t, q),)
+            elif result == BattleResult.TAKE:
+                changes = ((sq, 0), (t, p))
+            elif result == BattleResult.BOTH:
+                changes = ((sq, 0), (t, 0))
+            else:
+                changes = ((sq, 0), (t, q))
+        after = dict(changes)
+        pair = self.pair
+        nbrs = self.neighbours
+        delta = self.fd_drop[o] if o >= 0 else 0.0
+        for view_after in (False, True):
+            sign = 1.0 if view_after else -1.0
+            local = 0.0
+            for x, new in changes:
+                cx = new if view_after else board[x]
+                local += piece[cx]
+                row = cx * 20
+                for nb in nbrs[x]:
+                    if nb in after:
+                        if nb < x:
+                            continue  # a pair of two changed squares, counted once
+                        cn = after[nb] if view_after else board[nb]
+                    else:
+                        cn = board[nb]
+                    local += pair[row + cn]
+            delta += sign * local
+        return changes, delta

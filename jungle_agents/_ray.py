@@ -25,8 +25,6 @@ def run_ray(
         raise RuntimeError(
             "the ray backend needs the 'ray' extra: pip install 'jungle[ray]'"
         ) from None
-    from jungle_agents.arena import _run_task
-
     started = False
     if not ray.is_initialized():
         ray.init(ignore_reinit_error=True, log_to_driver=False)
@@ -36,7 +34,9 @@ def run_ray(
         plugin_list = tuple(plugins)
         limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         queue = iter(tasks)
-        pending = [play.remote(t, plugin_list) for _, t in zip(range(2 * limit), queue, strict=False)]
+        pending = [
+            play.remote(t, plugin_list) for _, t in zip(range(2 * limit), queue, strict=False)
+        ]
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             for ref in ready:

@@ -38,8 +38,17 @@ from typing import Protocol
 import attrs
 import numpy as np
 
+from jungle_agents._classic_eval import (
+    ClassicEvaluator,
+    classic_captures,
+    classic_moves,
+    classic_ordered_moves,
+    classic_outcome,
+    classic_target,
+    stuck_outcome,
+)
 from jungle_agents._dark_eval import DarkEvaluator, DarkWeights
-from jungle_core import Rules, State, legal_actions, outcome
+from jungle_core import Outcome, Rules, State, legal_actions, outcome
 from jungle_core._game import _apply, _chance_mask, _mask_outcomes
 from jungle_core._tables import BattleResult, tables
 
@@ -50,6 +59,9 @@ WIN = 100_000.0
 _INF = math.inf
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TT_LIMIT = 3_000_000
+_REMOVES = (BattleResult.TAKE, BattleResult.BOTH)
+_TIE = 1e-6
+"""Root values closer than this are ties."""
 
 
 class _Timeout(Exception):
@@ -80,6 +92,9 @@ class SearchConfig:
     """Maximum plies of the quiescence search."""
     time: float = 0.0
     """Time budget per decision in seconds; > 0 turns on iterative deepening."""
+    tiebreak: str = "random"
+    """Among equally valued root actions: ``"random"``, or ``"approach"`` (those bringing
+    pieces closest to enemy pieces they can remove first, then random)."""
 
     def __attrs_post_init__(self) -> None:
         if self.depth < 1:
@@ -88,6 +103,8 @@ class SearchConfig:
             raise ValueError(f"qdepth must be >= 0, not {self.qdepth}")
         if self.time < 0:
             raise ValueError(f"time must be >= 0 seconds, not {self.time}")
+        if self.tiebreak not in ("random", "approach"):
+            raise ValueError(f"tiebreak must be 'random' or 'approach', not {self.tiebreak!r}")
 
 
 @attrs.frozen
@@ -155,16 +172,28 @@ class Searcher:
             if rules.is_dark:
                 evaluator = DarkEvaluator(rules, player)
             else:
-                from jungle_agents._classic_eval import ClassicEvaluator
-
                 evaluator = ClassicEvaluator(rules, player)
         self.evaluator: Evaluator = evaluator
         self._dark: DarkEvaluator | None = (
             evaluator if isinstance(evaluator, DarkEvaluator) and incremental else None
         )
+        self._dark_eval: DarkEvaluator | None = (
+            evaluator if isinstance(evaluator, DarkEvaluator) else None
+        )
         self._evaluate: Evaluate = evaluator.evaluate
+        # CLASSIC without repetition bans: the evaluator's own move generator and game-end
+        # test (equal to the core's, checked in the tests) instead of the core's
+        self._fast_classic = (
+            not rules.is_dark
+            and rules.repetition == "none"
+            and isinstance(evaluator, ClassicEvaluator)
+        )
+        self._evaluate_moves = (
+            evaluator.evaluate_moves if isinstance(evaluator, ClassicEvaluator) else None
+        )
         t = tables(rules)
         self._step = t.step
+        self._nbr_dirs = t.neighbours
         self._battle = t.battle
         self._n = rules.num_squares
         self._dark_rules = rules.is_dark
@@ -208,10 +237,10 @@ class Searcher:
         best: tuple[int, float, int] | None = None
         for d in range(first, max_depth + 1):
             try:
-                action, value = self._root(state, actions, d)
+                action, value, tied = self._root(state, actions, d)
             except _Timeout:
                 break
-            best = (action, value, d)
+            best = (self._break_tie(state, tied, rng), value, d)
             if abs(value) >= WIN:
                 break  # a forced result: deeper iterations cannot change it
             # the best action first in the next iteration
@@ -234,25 +263,72 @@ class Searcher:
 
     # ------------------------------------------------------------------ nodes
 
-    def _root(self, state: State, actions: list[int], depth: int) -> tuple[int, float]:
+    def _root(self, state: State, actions: list[int], depth: int) -> tuple[int, float, list[int]]:
+        """The best action, its value, and every action within ``_TIE`` of that value
+        (alpha-beta searches each later action with alpha lowered by ``_TIE``, so that
+        an equally good action returns its exact value)."""
         cfg = self.config
         ordered = self._order(state, actions, self._tt_move(state)) if cfg.ordering else actions
         alpha = -_INF
         best_action = ordered[0]
+        tied: list[int] = []
         for action in ordered:
-            v = self._action(state, action, depth, alpha if cfg.alphabeta else -_INF, _INF)
-            if v > alpha:
+            v = self._action(state, action, depth, alpha - _TIE if cfg.alphabeta else -_INF, _INF)
+            if v > alpha + _TIE:
                 alpha = v
                 best_action = action
+                tied = [action]
+            elif v >= alpha - _TIE:
+                tied.append(action)
         self.nodes += 1
         if cfg.tt:
             self._tt_store(state, depth, alpha, _EXACT, best_action)
-        return best_action, alpha
+        return best_action, alpha, tied
+
+    def _break_tie(self, state: State, tied: list[int], rng: np.random.Generator | None) -> int:
+        """One of equally valued root actions: at random (``tiebreak="random"``), or first
+        the ones that bring the mover's pieces closest to enemy pieces they can remove
+        (``"approach"``), then at random."""
+        if len(tied) > 1 and self.config.tiebreak == "approach":
+            scored = [(self._approach(state, a), a) for a in tied]
+            low = min(d for d, _ in scored)
+            tied = [a for d, a in scored if d == low]
+        if len(tied) == 1 or rng is None:
+            return tied[0]
+        return tied[int(rng.integers(len(tied)))]
+
+    def _approach(self, state: State, action: int) -> int:
+        """The sum over the mover's face-up pieces of the distance to the nearest enemy
+        face-up piece it can remove, after a deterministic ``action`` (before, for one
+        with chance)."""
+        if not _mask_outcomes(_chance_mask(state, action)):
+            board = _apply(state, action, -1).board
+        else:
+            board = state.board
+        me = state.to_move
+        cols = self.rules.cols
+        battle = self._battle
+        mine = [(sq, c) for sq, c in enumerate(board) if me * 8 < c <= me * 8 + 8]
+        theirs = [(sq, c) for sq, c in enumerate(board) if 0 < c < 17 and (c - 1) >> 3 != me]
+        total = 0
+        for sq, c in mine:
+            r, k = divmod(sq, cols)
+            near = [
+                abs(r - tsq // cols) + abs(k - tsq % cols)
+                for tsq, q in theirs
+                if battle[c * 20 + q] in _REMOVES
+            ]
+            if near:
+                total += min(near)
+        return total
 
     def _terminal_value(self, state: State, depth: int) -> float | None:
-        result = outcome(state)
+        result = classic_outcome(state, check_moves=False) if self._fast_classic else outcome(state)
         if result is None:
             return None
+        return self._score(result, depth)
+
+    def _score(self, result: Outcome, depth: int) -> float:
         if result.winner is None:
             return 0.0
         return WIN + depth if result.winner == self.player else -WIN - depth
@@ -265,6 +341,8 @@ class Searcher:
             self._check = 0
             if time.perf_counter() > self._deadline:
                 raise _Timeout
+        if self._fast_classic:
+            return self._value_classic(state, depth, alpha, beta)
         result = outcome(state)
         if result is not None:
             if result.winner is None:
@@ -293,13 +371,11 @@ class Searcher:
                         beta = min(beta, e_value)
         alpha0, beta0 = alpha, beta
         maximizing = state.to_move == self.player
-        if (
-            depth == 1
-            and self._dark is not None
-            and not cfg.quiescence
-            and self._frontier_safe(state)
-        ):
-            best, best_action = self._frontier(state, maximizing)
+        if depth == 1 and self._dark is not None and self._frontier_safe(state):
+            if cfg.quiescence:
+                best, best_action = self._frontier_quiesce(state, maximizing)
+            else:
+                best, best_action = self._frontier(state, maximizing)
             alpha0, beta0 = -_INF, _INF  # the frontier value is exact
         else:
             actions: Sequence[int] = legal_actions(state)
@@ -331,6 +407,77 @@ class Searcher:
                                 break
             if cfg.ordering and ab and alpha >= beta:
                 self._history[best_action] = self._history.get(best_action, 0) + depth * depth
+        if cfg.tt:
+            if best <= alpha0:
+                flag = _UPPER
+            elif best >= beta0:
+                flag = _LOWER
+            else:
+                flag = _EXACT
+            self._tt_store(state, depth, best, flag, best_action)
+        return best
+
+    def _value_classic(self, state: State, depth: int, alpha: float, beta: float) -> float:
+        """:meth:`_value` for CLASSIC rules with the evaluator's move generator."""
+        result = classic_outcome(state, check_moves=False)
+        if result is not None:
+            return self._score(result, depth)
+        cfg = self.config
+        if depth == 0:
+            if cfg.quiescence:
+                return self._quiesce(state, alpha, beta, cfg.qdepth)
+            assert self._evaluate_moves is not None
+            value, moves = self._evaluate_moves(state)
+            return value if moves else self._score(stuck_outcome(state), depth)
+        tt_move = -1
+        if cfg.tt:
+            entry = self._tt.get(state)
+            if entry is not None:
+                e_depth, e_value, e_flag, tt_move = entry
+                if e_depth == depth:
+                    if e_flag == _EXACT:
+                        return e_value
+                    if e_flag == _LOWER:
+                        if e_value >= beta:
+                            return e_value
+                        alpha = max(alpha, e_value)
+                    else:
+                        if e_value <= alpha:
+                            return e_value
+                        beta = min(beta, e_value)
+        if cfg.ordering:
+            actions = classic_ordered_moves(state, tt_move, self._history)
+        else:
+            actions = classic_moves(state)
+        if not actions:
+            return self._score(stuck_outcome(state), depth)
+        alpha0, beta0 = alpha, beta
+        ab = cfg.alphabeta
+        best_action = actions[0]
+        if state.to_move == self.player:
+            best = -_INF
+            for action in actions:
+                v = self._value(_apply(state, action, -1), depth - 1, alpha, beta)
+                if v > best:
+                    best = v
+                    best_action = action
+                    if ab and v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
+        else:
+            best = _INF
+            for action in actions:
+                v = self._value(_apply(state, action, -1), depth - 1, alpha, beta)
+                if v < best:
+                    best = v
+                    best_action = action
+                    if ab and v < beta:
+                        beta = v
+                        if alpha >= beta:
+                            break
+        if cfg.ordering and ab and alpha >= beta:
+            self._history[best_action] = self._history.get(best_action, 0) + depth * depth
         if cfg.tt:
             if best <= alpha0:
                 flag = _UPPER
@@ -424,6 +571,14 @@ class Searcher:
     def _frontier(self, state: State, maximizing: bool) -> tuple[float, int]:
         """Depth-1 node on DARK: the best expected evaluation over the actions, each child
         scored from the parent's evaluation by the local change (no child is built)."""
+        assert self._dark is not None
+        base = self._dark.evaluate(state)
+        deltas = self._frontier_deltas(state)
+        best_delta, best_action = max(deltas) if maximizing else min(deltas)
+        return base + best_delta, best_action
+
+    def _frontier_deltas(self, state: State) -> list[tuple[float, int]]:
+        """``(expected change of the evaluation, action)`` for every legal action."""
         ev = self._dark
         assert ev is not None
         board = state.board
@@ -435,9 +590,7 @@ class Searcher:
         nbrs = ev.neighbours
         step = self._step
         battle = self._battle
-        base = ev.evaluate(state)
-        best = -_INF if maximizing else _INF
-        best_action = -1
+        out: list[tuple[float, int]] = []
         iso = ev.isolated_reveal_delta
         pair_mean = ev.pair_mean
         fd_drop = ev.fd_drop
@@ -522,15 +675,123 @@ class Searcher:
                         total += d
                     delta = total / len(outs)
                     count += len(outs)
-            if maximizing:
-                if delta > best:
-                    best = delta
-                    best_action = action
-            elif delta < best:
-                best = delta
-                best_action = action
+            out.append((delta, action))
         self.nodes += count
-        return base + best, best_action
+        return out
+
+    def _frontier_quiesce(self, state: State, maximizing: bool) -> tuple[float, int]:
+        """:meth:`_frontier` with quiescence. A child where the opponent has no capture is
+        worth its evaluation (as the quiescence search returns); elsewhere the opponent
+        may capture or stand pat, so the child's evaluation bounds its value (from above
+        when the opponent minimises). Actions whose bound cannot beat the best exact value
+        so far are skipped; the others are searched child by child, in order of bound."""
+        ev = self._dark
+        assert ev is not None
+        board = state.board
+        me = state.to_move
+        mask = state.face_down_mask
+        n = self._n
+        nbrs = ev.neighbours
+        step = self._step
+        battle = self._battle
+        qdepth = self.config.qdepth
+        base = ev.evaluate(state)
+        opp_lo = (1 - me) * 8
+        me_lo = me * 8
+        # the opponent's captures in this state, as (from, to) squares
+        caps: list[tuple[int, int]] = []
+        for sq, c in enumerate(board):
+            if opp_lo < c <= opp_lo + 8:
+                for nb in nbrs[sq]:
+                    q = board[nb]
+                    if me_lo < q <= me_lo + 8 and battle[c * 20 + q] in _REMOVES:
+                        caps.append((sq, nb))
+        sign = 1.0 if maximizing else -1.0
+        exact: list[tuple[float, int]] = []  # (sign * delta, action), exact
+        bounded: list[tuple[float, int]] = []  # (sign * bound, action)
+        # squares next to a face-up piece: a piece appearing there may be captured or
+        # capture (a superset of what matters is fine: it only costs time)
+        hot: set[int] = set()
+        for sq, c in enumerate(board):
+            if 0 < c < 17:
+                hot.update(nbrs[sq])
+        for delta, action in self._frontier_deltas(state):
+            if action < n:
+                maybe = bool(caps) or action in hot
+            else:
+                sq, d = divmod(action - n, 4)
+                t = step[sq * 4 + d]
+                maybe = (
+                    board[t] >= 17
+                    or any(f not in (sq, t) and g not in (sq, t) for f, g in caps)
+                    or any(0 < board[nb] < 17 and nb != sq for nb in nbrs[t])
+                )
+            (bounded if maybe else exact).append((sign * delta, action))
+        best, best_action = max(exact) if exact else (-_INF, -1)
+        bounded.sort(reverse=True)
+        for bound, action in bounded:
+            if bound <= best:
+                break
+            outs = _mask_outcomes(_chance_mask(state, action)) or (-1,)
+            k = len(outs)
+            # the children's evaluations bound their values; replace them one by one
+            total = bound * k
+            for o in outs:
+                changes, delta = ev.child_change(board, me, action, o)
+                if not self._opponent_captures(board, caps, changes, me):
+                    continue
+                child_mask = mask & ~(1 << o) if o >= 0 else mask
+                if self._board_quiesce_ok(child_mask, state.ply + 1):
+                    b = list(board)
+                    for x, code in changes:
+                        b[x] = code
+                    child_board = tuple(b)
+                    value = self._qboard(
+                        child_board,
+                        1 - me,
+                        base + delta,
+                        self._piece_counts(child_board, child_mask),
+                        -_INF,
+                        _INF,
+                        qdepth,
+                    )
+                else:
+                    value = self._quiesce(_apply(state, action, o), -_INF, _INF, qdepth)
+                total += sign * (value - base - delta)
+                if total <= best * k:
+                    break  # the rest can only lower it further
+            else:
+                best, best_action = max((best, best_action), (total / k, action))
+        return base + sign * best, best_action
+
+    def _opponent_captures(
+        self,
+        board: tuple[int, ...],
+        caps: list[tuple[int, int]],
+        changes: tuple[tuple[int, int], ...],
+        me: int,
+    ) -> bool:
+        """Whether the opponent of ``me`` has a capture after ``changes`` to ``board``."""
+        changed = dict(changes)
+        for f, t in caps:
+            if f not in changed and t not in changed:
+                return True
+        ev = self._dark
+        assert ev is not None
+        battle = self._battle
+        opp_lo = (1 - me) * 8
+        me_lo = me * 8
+        for x, code in changes:
+            if not 0 < code < 17:
+                continue
+            for nb in ev.neighbours[x]:
+                other = changed.get(nb, board[nb])
+                if opp_lo < code <= opp_lo + 8:
+                    if me_lo < other <= me_lo + 8 and battle[code * 20 + other] in _REMOVES:
+                        return True
+                elif opp_lo < other <= opp_lo + 8 and battle[other * 20 + code] in _REMOVES:
+                    return True
+        return False
 
     # ---------------------------------------------------------------- quiescence
 
@@ -549,22 +810,130 @@ class Searcher:
                 q = board[self._step[sq * 4 + d]]
                 if 0 < q < 17:
                     p = board[sq]
-                    if battle[p * 20 + q] in (BattleResult.TAKE, BattleResult.BOTH):
+                    if battle[p * 20 + q] in _REMOVES:
                         out.append((-(((q - 1) & 7) * 16) + ((p - 1) & 7), action))
         else:
-            from jungle_core._notation import _destination
-
-            for action in legal_actions(state):
-                t = _destination(state, action)
-                q = board[t]
-                if q:
-                    p = board[(action - n) // 4]
-                    out.append((-(((q - 1) & 7) * 16) + ((p - 1) & 7), action))
+            return classic_captures(state)
         out.sort()
         return [a for _, a in out]
 
+    def _board_quiesce_ok(self, mask: int, ply: int) -> bool:
+        """Whether :meth:`_qboard` may search captures from a DARK position: nobody can be
+        left without a legal action (a reveal stays possible, captures keep the face-down
+        set) and no ply limit falls within the quiescence horizon."""
+        rules = self.rules
+        if rules.ply_limit and ply + self.config.qdepth >= rules.ply_limit:
+            return False
+        if self._reveal_any:
+            return mask != 0
+        return (mask & 0xFF) != 0 and (mask >> 8) != 0
+
+    @staticmethod
+    def _piece_counts(board: tuple[int, ...], mask: int) -> list[int]:
+        counts = [(mask & 0xFF).bit_count(), (mask >> 8).bit_count()]
+        for c in board:
+            if 0 < c < 17:
+                counts[(c - 1) >> 3] += 1
+        return counts
+
+    def _qboard(
+        self,
+        board: tuple[int, ...],
+        to_move: int,
+        stand: float,
+        counts: list[int],
+        alpha: float,
+        beta: float,
+        qdepth: int,
+    ) -> float:
+        """DARK quiescence on a bare board (see :meth:`_board_quiesce_ok`), each child's
+        evaluation computed from its parent's; ``counts`` are the players' pieces."""
+        if qdepth == 0:
+            return stand
+        ev = self._dark_eval
+        assert ev is not None
+        battle = self._battle
+        n = self._n
+        lo = to_move * 8
+        opp_lo = 8 - lo
+        caps: list[tuple[int, int]] = []
+        dirs = self._nbr_dirs
+        for sq, c in enumerate(board):
+            if lo < c <= lo + 8:
+                row = c * 20
+                for d, nb in dirs[sq]:
+                    q = board[nb]
+                    if opp_lo < q <= opp_lo + 8:
+                        r = battle[row + q]
+                        if r in _REMOVES:
+                            caps.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), n + 4 * sq + d))
+        if not caps:
+            return stand
+        caps.sort()
+        ab = self.config.alphabeta
+        maximizing = to_move == self.player
+        if ab:
+            if maximizing:
+                if stand >= beta:
+                    return stand
+                alpha = max(alpha, stand)
+            else:
+                if stand <= alpha:
+                    return stand
+                beta = min(beta, stand)
+        best = stand
+        opp = 1 - to_move
+        for _, action in caps:
+            changes, delta = ev.child_change(board, to_move, action, -1)
+            self.nodes += 1
+            b = list(board)
+            for x, code in changes:
+                b[x] = code
+            child_counts = counts.copy()
+            child_counts[opp] -= 1
+            if changes[1][1] == 0:  # both removed
+                child_counts[to_move] -= 1
+            if not (child_counts[0] and child_counts[1]):
+                if child_counts[0] == child_counts[1]:
+                    v = 0.0
+                else:
+                    v = WIN if child_counts[self.player] else -WIN
+            else:
+                v = self._qboard(
+                    tuple(b), opp, stand + delta, child_counts, alpha, beta, qdepth - 1
+                )
+            if maximizing:
+                if v > best:
+                    best = v
+                    if ab and v > alpha:
+                        alpha = v
+                        if alpha >= beta:
+                            break
+            elif v < best:
+                best = v
+                if ab and v < beta:
+                    beta = v
+                    if alpha >= beta:
+                        break
+        return best
+
     def _quiesce(self, state: State, alpha: float, beta: float, qdepth: int) -> float:
-        stand = self._evaluate(state)
+        if self._dark_eval is not None and self._board_quiesce_ok(state.face_down_mask, state.ply):
+            return self._qboard(
+                state.board,
+                state.to_move,
+                self._dark_eval.evaluate(state),
+                self._piece_counts(state.board, state.face_down_mask),
+                alpha,
+                beta,
+                qdepth,
+            )
+        if self._evaluate_moves is not None:
+            stand, moves = self._evaluate_moves(state)
+            if not moves:
+                return self._score(stuck_outcome(state), 0)
+        else:
+            stand = self._evaluate(state)
         if qdepth == 0:
             return stand
         captures = self._captures(state)
@@ -640,10 +1009,8 @@ class Searcher:
             else:
                 sq, d = divmod(action - n, 4)
                 t = step[sq * 4 + d]
-                if not dark and t >= 0:
-                    from jungle_core._notation import _destination
-
-                    t = _destination(state, action)
+                if not dark:
+                    t = classic_target(state, action)
                 q = board[t]
                 if 0 < q < 17:
                     key = -100_000 - ((q - 1) & 7) * 100 + ((board[sq] - 1) & 7)

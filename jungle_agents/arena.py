@@ -362,8 +362,11 @@ class GameResult:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameResult:
         """The entry :meth:`to_json` wrote."""
-        return cls((str(data["pair"][0]), str(data["pair"][1])), int(data["game"]),
-                   GameRecord.from_json(data["record"]))  # fmt: skip
+        return cls(
+            (str(data["pair"][0]), str(data["pair"][1])),
+            int(data["game"]),
+            GameRecord.from_json(data["record"]),
+        )
 
 
 def game_seed(seed: int, a: str, b: str, index: int) -> int:
@@ -510,8 +513,7 @@ def _run(
         if a == b:
             raise ValueError(f"agent spec {a!r} is listed twice")
         make_agent(a, rules), make_agent(b, rules)  # bad specs fail here, not in a worker
-    header = {"type": "header", "rules": rules_to_json(rules), "seed": seed,
-              "max_plies": max_plies}  # fmt: skip
+    header = {"type": "header", "rules": rules_to_json(rules), "seed": seed, "max_plies": max_plies}
     done: dict[tuple[str, str, int], GameResult] = {}
     games_file = None
     if out is not None:
@@ -563,9 +565,12 @@ def _run_pool(
     plugins: Sequence[str],
 ) -> None:
     import multiprocessing
+    import sys
 
-    # spawn: workers start clean (no inherited threads or locks, e.g. from JAX)
-    context = multiprocessing.get_context("spawn")
+    # fork starts workers at once and needs no `if __name__ == "__main__"` guard in the
+    # calling script; but forking a process that has started JAX's threads can deadlock,
+    # so then workers are spawned fresh (and the calling script needs the guard)
+    context = multiprocessing.get_context("spawn" if "jax" in sys.modules else "fork")
     pool = ProcessPoolExecutor(
         max_workers=min(workers, len(tasks)),
         mp_context=context,
@@ -627,8 +632,9 @@ def play_match(
     >>> r.games, r.wins + r.draws + r.losses
     (2, 2)
     """
-    results = _run(rules, [(a, b)], games, seed, workers, out, progress, max_plies, backend,
-                   plugins)  # fmt: skip
+    results = _run(
+        rules, [(a, b)], games, seed, workers, out, progress, max_plies, backend, plugins
+    )
     return summarize(results, [a, b]).pairs[(a, b)]
 
 
@@ -661,8 +667,18 @@ def round_robin(
         raise ValueError("a round robin needs at least two agents")
     if len(set(specs)) != len(specs):
         raise ValueError(f"an agent spec is listed twice in {specs}")
-    results = _run(rules, _pairs_of(specs), games_per_pair, seed, workers, out, progress,
-                   max_plies, backend, plugins)  # fmt: skip
+    results = _run(
+        rules,
+        _pairs_of(specs),
+        games_per_pair,
+        seed,
+        workers,
+        out,
+        progress,
+        max_plies,
+        backend,
+        plugins,
+    )
     return summarize(results, specs)
 
 
@@ -705,12 +721,20 @@ class PairResult:
     def flipped(self) -> PairResult:
         """The same results from B's side."""
         return PairResult(
-            self.b, self.a, self.games, self.losses, self.draws, self.wins,
+            self.b,
+            self.a,
+            self.games,
+            self.losses,
+            self.draws,
+            self.wins,
             1.0 - self.score_second if self.games_second else math.nan,
             1.0 - self.score_first if self.games_first else math.nan,
-            self.mean_plies, self.latency_b, self.latency_a,
-            self.games_second, self.games_first,
-        )  # fmt: skip
+            self.mean_plies,
+            self.latency_b,
+            self.latency_a,
+            self.games_second,
+            self.games_first,
+        )
 
 
 def _pair_result(a: str, b: str, games: Sequence[GameResult]) -> PairResult:
@@ -732,14 +756,20 @@ def _pair_result(a: str, b: str, games: Sequence[GameResult]) -> PairResult:
         times_b.extend(times[1 - side_a :: 2])
         plies.append(g.record.plies)
     return PairResult(
-        a, b, len(games), wins, draws, losses,
+        a,
+        b,
+        len(games),
+        wins,
+        draws,
+        losses,
         float(np.mean(first)) if first else math.nan,
         float(np.mean(second)) if second else math.nan,
         float(np.mean(plies)) if plies else math.nan,
         (float(np.mean(times_a)) if times_a else math.nan, _p95(times_a)),
         (float(np.mean(times_b)) if times_b else math.nan, _p95(times_b)),
-        len(first), len(second),
-    )  # fmt: skip
+        len(first),
+        len(second),
+    )
 
 
 @attrs.frozen
@@ -871,17 +901,24 @@ def pair_rows(result: TournamentResult) -> list[dict[str, Any]]:
             pr = result.pairs.get((a, b))
             if pr is None:
                 continue
-            rows.append({
-                "a": a, "b": b, "games": pr.games, "wins": pr.wins, "draws": pr.draws,
-                "losses": pr.losses, "score": round(pr.score, 4),
-                "score_first": round(pr.score_first, 4),
-                "score_second": round(pr.score_second, 4),
-                "mean_plies": round(pr.mean_plies, 1),
-                "latency_a_mean_s": round(pr.latency_a[0], 5),
-                "latency_a_p95_s": round(pr.latency_a[1], 5),
-                "latency_b_mean_s": round(pr.latency_b[0], 5),
-                "latency_b_p95_s": round(pr.latency_b[1], 5),
-            })  # fmt: skip
+            rows.append(
+                {
+                    "a": a,
+                    "b": b,
+                    "games": pr.games,
+                    "wins": pr.wins,
+                    "draws": pr.draws,
+                    "losses": pr.losses,
+                    "score": round(pr.score, 4),
+                    "score_first": round(pr.score_first, 4),
+                    "score_second": round(pr.score_second, 4),
+                    "mean_plies": round(pr.mean_plies, 1),
+                    "latency_a_mean_s": round(pr.latency_a[0], 5),
+                    "latency_a_p95_s": round(pr.latency_a[1], 5),
+                    "latency_b_mean_s": round(pr.latency_b[0], 5),
+                    "latency_b_p95_s": round(pr.latency_b[1], 5),
+                }
+            )
     return rows
 
 
@@ -890,11 +927,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool)
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         return "\n".join(lines)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h)
-              for i, h in enumerate(header)]  # fmt: skip
+    widths = [
+        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
+    ]
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return "\n".join([fmt.format(*header), fmt.format(*("-" * w for w in widths))]
-                     + [fmt.format(*r) for r in rows])  # fmt: skip
+    return "\n".join(
+        [fmt.format(*header), fmt.format(*("-" * w for w in widths))]
+        + [fmt.format(*r) for r in rows]
+    )
 
 
 def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
@@ -903,17 +943,34 @@ def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
     The matrix reads "row agent's score vs column agent, first/second (%)".
     """
     specs = result.specs
-    pair_header = ["A", "B", "games", "W-D-L (A)", "score A", "A first", "A second",
-                   "plies", "A ms mean/p95", "B ms mean/p95"]  # fmt: skip
+    pair_header = [
+        "A",
+        "B",
+        "games",
+        "W-D-L (A)",
+        "score A",
+        "A first",
+        "A second",
+        "plies",
+        "A ms mean/p95",
+        "B ms mean/p95",
+    ]
     pair_table = []
     for row in pair_rows(result):
-        pair_table.append([
-            row["a"], row["b"], str(row["games"]),
-            f"{row['wins']}-{row['draws']}-{row['losses']}", f"{row['score']:.3f}",
-            _pct(row["score_first"]), _pct(row["score_second"]), f"{row['mean_plies']:.0f}",
-            f"{_ms(row['latency_a_mean_s'])}/{_ms(row['latency_a_p95_s'])}",
-            f"{_ms(row['latency_b_mean_s'])}/{_ms(row['latency_b_p95_s'])}",
-        ])  # fmt: skip
+        pair_table.append(
+            [
+                row["a"],
+                row["b"],
+                str(row["games"]),
+                f"{row['wins']}-{row['draws']}-{row['losses']}",
+                f"{row['score']:.3f}",
+                _pct(row["score_first"]),
+                _pct(row["score_second"]),
+                f"{row['mean_plies']:.0f}",
+                f"{_ms(row['latency_a_mean_s'])}/{_ms(row['latency_a_p95_s'])}",
+                f"{_ms(row['latency_b_mean_s'])}/{_ms(row['latency_b_p95_s'])}",
+            ]
+        )
     matrix = []
     for a in specs:
         cells = [a]
@@ -923,11 +980,15 @@ def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
         matrix.append(cells)
     elo = sorted(result.ratings.items(), key=lambda kv: -kv[1].rating)
     elo_rows = [
-        [spec, f"{r.rating:+.0f}", f"±{r.ci:.0f}",
-         _ms(result.latency.get(spec, (math.nan, math.nan))[0]),
-         _ms(result.latency.get(spec, (math.nan, math.nan))[1])]
+        [
+            spec,
+            f"{r.rating:+.0f}",
+            f"±{r.ci:.0f}",
+            _ms(result.latency.get(spec, (math.nan, math.nan))[0]),
+            _ms(result.latency.get(spec, (math.nan, math.nan))[1]),
+        ]
         for spec, r in elo
-    ]  # fmt: skip
+    ]
     title = "#### " if markdown else ""
     parts = [
         f"{title}Pairs (A's results)",

@@ -2,20 +2,38 @@
 
 It sits at the top of the dependency graph (it may import every package), so it lives in
 a module of its own. Each sub-command is a function that tests call directly.
+
+Sub-commands: ``demo`` (one random game), ``perft``, ``show``, ``agents`` (the agent
+kinds and their parameters), ``match``, ``tournament``, ``play`` (a human against an
+agent), ``replay``.
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType
 
 import numpy as np
 
 import jungle_core as jc
+from jungle_agents import AgentSpecError, describe_agents
+from jungle_agents.arena import (
+    format_report,
+    load_games,
+    plot_heatmap,
+    round_robin,
+    write_csv,
+    write_markdown,
+)
+from jungle_cli._play import PlaySession, load_any_record, parse_clock, replay_session
+from jungle_cli._progress import ProgressBar
 
-__all__ = ["main", "play_random_game"]
+__all__ = ["build_parser", "main", "play_random_game", "split_agent_specs"]
 
 
 def play_random_game(rules: jc.Rules = jc.DARK, seed: int = 0, *, show: bool = True) -> jc.State:
@@ -44,6 +62,24 @@ def play_random_game(rules: jc.Rules = jc.DARK, seed: int = 0, *, show: bool = T
     return state
 
 
+def split_agent_specs(text: str) -> list[str]:
+    """Split ``--agents`` on commas, keeping a spec's own ``key=value`` parameters with it.
+
+    >>> split_agent_specs("random,greedy,minimax:depth=3,tt=0,minimax:depth=2")
+    ['random', 'greedy', 'minimax:depth=3,tt=0', 'minimax:depth=2']
+    """
+    specs: list[str] = []
+    for raw in text.split(","):
+        part = raw.strip()
+        if not part:
+            continue
+        if "=" in part and ":" not in part and specs:
+            specs[-1] += "," + part
+        else:
+            specs.append(part)
+    return specs
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     play_random_game(jc.rules_by_name(args.rules), args.seed)
     return 0
@@ -66,9 +102,131 @@ def _cmd_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_agents(args: argparse.Namespace) -> int:
+    print(describe_agents())
+    return 0
+
+
+def _progress_for(out: str | None, games_total: int) -> ProgressBar:
+    bar = ProgressBar()
+    already = 0
+    if out is not None:
+        _, previous = load_games(out)
+        for game in previous:
+            pts = bar.scores.setdefault(game.pair, [0.0, 0.0])
+            pts[0] += game.score_a()
+            pts[1] += 1.0 - game.score_a()
+        already = len(previous)
+        if already:
+            print(f"resuming: {already} games already in {out}", file=sys.stderr)
+    bar.start(games_total, already=min(already, games_total))
+    return bar
+
+
+def _cmd_match(args: argparse.Namespace) -> int:
+    rules = jc.rules_by_name(args.rules)
+    bar = _progress_for(args.out, args.games)
+    # a match is the round robin of two: the same games, seeds and files as play_match
+    result = round_robin(
+        rules,
+        [args.a, args.b],
+        args.games,
+        args.seed,
+        args.workers,
+        out=args.out,
+        progress=bar,
+        max_plies=args.max_plies,
+        backend=args.backend,
+        plugins=args.plugin,
+    )
+    print(format_report(result))
+    return 0
+
+
+def _cmd_tournament(args: argparse.Namespace) -> int:
+    rules = jc.rules_by_name(args.rules)
+    specs = [s for group in args.agents for s in split_agent_specs(group)]
+    out = Path(args.out) if args.out else None
+    games_file = str(out / "games.jsonl") if out else None
+    pairs = len(specs) * (len(specs) - 1) // 2
+    bar = _progress_for(games_file, pairs * args.games)
+    result = round_robin(
+        rules,
+        specs,
+        args.games,
+        args.seed,
+        args.workers,
+        out=games_file,
+        progress=bar,
+        max_plies=args.max_plies,
+        backend=args.backend,
+        plugins=args.plugin,
+    )
+    print(format_report(result))
+    if out is not None:
+        write_csv(result, out / "results.csv")
+        write_markdown(result, out / "results.md")
+        plot_heatmap(result, out / "heatmap.png")
+        print(
+            f"\nwrote {games_file}, {out / 'results.csv'}, {out / 'results.md'}, "
+            f"{out / 'heatmap.png'}"
+        )
+    return 0
+
+
+def _cmd_play(
+    args: argparse.Namespace,
+    input_fn: Callable[[str], str] = input,
+    output: Callable[[str], None] = print,
+    clock_fn: Callable[[], float] = time.monotonic,
+) -> int:
+    rules = jc.rules_by_name(args.rules)
+    clock = parse_clock(args.clock) if args.clock else None
+    session = PlaySession(
+        rules,
+        args.opponent,
+        args.side,
+        seed=args.seed,
+        clock=clock,
+        hint=args.hint,
+        input_fn=input_fn,
+        output=output,
+        clock_fn=clock_fn,
+    )
+    session.run()
+    return 0
+
+
+def _cmd_replay(
+    args: argparse.Namespace,
+    input_fn: Callable[[str], str] = input,
+    output: Callable[[str], None] = print,
+) -> int:
+    record = load_any_record(args.file, args.game)
+    interactive = not args.all and sys.stdin.isatty() if args.interactive is None else True
+    replay_session(record, interactive=interactive, input_fn=input_fn, output=output)
+    return 0
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
+    p.add_argument("--seed", type=int, default=0, help="seed of the whole run")
+    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
+    p.add_argument("--max-plies", type=int, default=None, help="stop longer games unfinished")
+    p.add_argument("--backend", default="process", choices=("process", "ray"))
+    p.add_argument(
+        "--plugin",
+        action="append",
+        default=[],
+        help="a module that registers more agents (imported by every worker)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``jungle`` command."""
-    parser = argparse.ArgumentParser(prog="jungle", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="jungle", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     demo = sub.add_parser("demo", help="play and print one random game")
@@ -87,17 +245,74 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--rules", default="dark")
     show.add_argument("--fen", default=None)
     show.set_defaults(func=_cmd_show)
+
+    agents = sub.add_parser("agents", help="list the agent kinds and their parameters")
+    agents.set_defaults(func=_cmd_agents)
+
+    match = sub.add_parser("match", help="play agent A against agent B")
+    match.add_argument("a", help="agent spec, e.g. minimax:depth=3")
+    match.add_argument("b", help="agent spec, e.g. greedy")
+    match.add_argument("--games", type=int, default=200, help="games (half with A first)")
+    match.add_argument("--out", default=None, help="JSON Lines games file (resumes)")
+    _add_run_options(match)
+    match.set_defaults(func=_cmd_match)
+
+    tour = sub.add_parser("tournament", help="round robin of several agents")
+    tour.add_argument(
+        "--agents", action="append", required=True, help="comma-separated agent specs (repeatable)"
+    )
+    tour.add_argument("--games", type=int, default=200, help="games per pair")
+    tour.add_argument(
+        "--out",
+        default=None,
+        help="directory for games.jsonl (resumes), results.csv/.md, heatmap.png",
+    )
+    _add_run_options(tour)
+    tour.set_defaults(func=_cmd_tournament)
+
+    play = sub.add_parser("play", help="play against an agent in the terminal")
+    play.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
+    play.add_argument("--opponent", default="minimax:depth=3", help="agent spec")
+    play.add_argument("--side", type=int, default=0, choices=(0, 1), help="0 moves first")
+    play.add_argument("--clock", default=None, help="MIN+INC, e.g. 5+3")
+    play.add_argument("--seed", type=int, default=0, help="seed of the chance outcomes")
+    play.add_argument("--hint", default="minimax:depth=2", help="agent spec giving hints")
+    play.set_defaults(func=_cmd_play)
+
+    rep = sub.add_parser("replay", help="step through a saved game")
+    rep.add_argument("file", help="a saved game (JSON) or a games file (JSON Lines)")
+    rep.add_argument("--game", type=int, default=0, help="which game of a games file (0-based)")
+    rep.add_argument("--all", action="store_true", help="print every ply without stopping")
+    rep.add_argument(
+        "--interactive",
+        action="store_const",
+        const=True,
+        default=None,
+        help="step with Enter even when input is not a terminal",
+    )
+    rep.set_defaults(func=_cmd_replay)
     return parser
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``jungle`` console script."""
     args = build_parser().parse_args(argv)
+    # a `kill` stops a long run as Ctrl-C does: finished games stay in the games file
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(args.func(args))
-    except jc.JungleError as error:
+    except (jc.JungleError, AgentSpecError, ValueError, OSError) as error:
         print(f"jungle: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\njungle: interrupted; finished games are kept (rerun to resume)", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":
