@@ -25,6 +25,8 @@ PAIRS = [
     ("minimax:depth=2", "greedy"),
     ("minimax:depth=3", "random"),
     ("minimax:depth=3", "greedy"),
+    # ablation: equally valued moves chosen at random instead of approaching the enemy
+    ("minimax:depth=3,tiebreak=random", "random"),
 ]
 
 
@@ -55,8 +57,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {a} vs {b}: {done}/{total} games ({time.time() - start:.0f} s)", flush=True)
 
         print(f"{a} vs {b}", flush=True)
-        play_match(rules, a, b, args.games, args.seed, args.workers,
-                   out=_file(args.out, a, b), progress=progress)  # fmt: skip
+        play_match(
+            rules,
+            a,
+            b,
+            args.games,
+            args.seed,
+            args.workers,
+            out=_file(args.out, a, b),
+            progress=progress,
+        )
     games: list[GameResult] = []
     for a, b in pairs:
         _, found = load_games(_file(args.out, a, b))
@@ -69,9 +79,14 @@ def main(argv: list[str] | None = None) -> int:
     print("\nDecision time per agent and pair (seconds): median / mean / p95 / max, decisions")
     for a, b in pairs:
         for spec, other in ((a, b), (b, a)):
-            times = [t for g in games if g.pair in ((a, b), (b, a))
-                     for side, s in enumerate(g.record.players) if s == spec
-                     for t in g.record.times[side::2]]  # fmt: skip
+            times = [
+                t
+                for g in games
+                if g.pair in ((a, b), (b, a))
+                for side, s in enumerate(g.record.players)
+                if s == spec
+                for t in g.record.times[side::2]
+            ]
             if times:
                 print(
                     f"  {spec} vs {other}: {np.median(times):.3f} / {np.mean(times):.3f} / "

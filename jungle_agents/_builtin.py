@@ -27,7 +27,12 @@ _MINIMAX_PARAMS = {
     "quiescence": Param(bool, False, "quiescence search on captures"),
     "qdepth": Param(int, 6, "maximum plies of the quiescence search"),
     "time": Param(float, 0.0, "seconds per decision; > 0: iterative deepening to depth"),
-    "tiebreak": Param(str, "random", "among equal root values", choices=("random", "approach")),
+    "tiebreak": Param(
+        str,
+        "approach",
+        "among equal root values: approach enemy pieces, or at random",
+        choices=("approach", "random"),
+    ),
     "count": Param(float, 1.0, "DARK weight: piece count difference"),
     "rank": Param(float, 10.0, "DARK weight: revealed rank sum difference"),
     "own_face_down": Param(float, 5.0, "DARK weight: own face-down pieces"),

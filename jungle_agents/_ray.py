@@ -20,14 +20,16 @@ def run_ray(
 ) -> None:
     """Run arena tasks on Ray, calling ``finished(entry)`` as each game completes."""
     try:
-        import ray
+        import ray as ray_module
     except ImportError:
         raise RuntimeError(
             "the ray backend needs the 'ray' extra: pip install 'jungle[ray]'"
         ) from None
+    ray: Any = ray_module  # partly typed: used through Any
     started = False
     if not ray.is_initialized():
-        ray.init(ignore_reinit_error=True, log_to_driver=False)
+        # a local instance for this run (call ray.init yourself for a cluster or a dashboard)
+        ray.init(ignore_reinit_error=True, log_to_driver=False, include_dashboard=False)
         started = True
     try:
         play = ray.remote(_play)

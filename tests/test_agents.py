@@ -187,7 +187,7 @@ def test_registry_builds_every_builtin_kind() -> None:
         ("minimax:depth", "'depth' in agent spec 'minimax:depth' is not key=value"),
         ("minimax:depth=2,depth=3", "parameter 'depth' is given twice"),
         ("minimax:depth=0", "depth must be >= 1"),
-        ("minimax:tiebreak=best", "must be one of ['random', 'approach']"),
+        ("minimax:tiebreak=best", "must be one of ['approach', 'random']"),
         (":depth=2", "has no agent name"),
     ],
 )
@@ -232,7 +232,7 @@ AGENT_SPECS = [
     "minimax:depth=2,alphabeta=0,tt=0,ordering=0,star1=0",
     "minimax:depth=2,quiescence=1,qdepth=2",
     "minimax:depth=4,time=0.02",
-    "minimax:depth=2,tiebreak=approach",
+    "minimax:depth=2,tiebreak=random",
 ]
 
 
@@ -457,9 +457,9 @@ def test_time_budget_returns_a_completed_depth() -> None:
 
 
 def test_ties_at_the_root_are_broken_at_random_or_by_approach() -> None:
-    # a lone King-like chase: player 0's Lion far from player 1's last piece, a Cat
+    # player 0's Lion far from player 1's last piece, a Cat: every move is worth the same
     s = from_fen("7c/8/8/8/8/8/L7 0 0 9 - -", DARK)
-    searcher = Searcher(DARK, 0, SearchConfig(depth=2))
+    searcher = Searcher(DARK, 0, SearchConfig(depth=2, tiebreak="random"))
     picks = {searcher.search(s, np.random.default_rng(i)).action for i in range(12)}
     assert picks == {parse_action(s, "a1-a2"), parse_action(s, "a1-b1")}
     approach = Searcher(DARK, 0, SearchConfig(depth=2, tiebreak="approach"))
@@ -467,3 +467,4 @@ def test_ties_at_the_root_are_broken_at_random_or_by_approach() -> None:
     assert {approach.search(s, np.random.default_rng(i)).action for i in range(12)} == picks
     s2 = from_fen("8/8/8/8/8/8/L6c 0 0 9 - -", DARK)
     assert approach.search(s2, np.random.default_rng(0)).action == parse_action(s2, "a1-b1")
+    assert SearchConfig().tiebreak == "approach"
