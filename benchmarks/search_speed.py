@@ -146,10 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         ("+ TT + iterative deepening depth 6", SearchConfig(time=1e9), 6),
         ("full + quiescence depth 6", SearchConfig(time=1e9, quiescence=True), 6),
     ]
-    for label, config, full_depth in ladder:
+    for name, config, full_depth in ladder:
         depth = min(full_depth, 4) if args.quick else full_depth
-        if depth != full_depth:
-            label = label.replace(f"depth {full_depth}", f"depth {depth} (quick)")
+        label = (
+            name.replace(f"depth {full_depth}", f"depth {depth} (quick)") if args.quick else name
+        )
         times = time_to_depth(CLASSIC, start, config, depth, repeats)
         median = statistics.median(times)
         print(
