@@ -216,8 +216,13 @@ class Searcher:
     ) -> SearchInfo:
         """Search ``state`` (the searcher's player to move) and return the decision.
 
-        ``rng`` shuffles the root actions before ordering, so that equally good actions
-        are chosen at random; ``depth`` overrides the configured depth.
+        ``rng`` breaks ties between equally good root actions (see
+        :attr:`SearchConfig.tiebreak`); ``depth`` overrides the configured depth.
+
+        >>> from jungle_core import DARK, new_game
+        >>> info = Searcher(DARK, 0, SearchConfig(depth=2)).search(new_game())
+        >>> info.depth, info.action < 16   # a reveal
+        (2, True)
         """
         cfg = self.config
         max_depth = cfg.depth if depth is None else depth
@@ -257,7 +262,14 @@ class Searcher:
 
     def value(self, state: State, depth: int) -> float:
         """The root value of ``state`` at ``depth`` for the searcher's player (any side to
-        move), with the configured enhancements; no time limit."""
+        move), with the configured enhancements; no time limit.
+
+        >>> from jungle_core import DARK, from_fen
+        >>> s = from_fen("8/8/8/8/8/8/Ew6 1 0 1 - -")   # player 1 to move: w on b1
+        >>> # w steps away, E follows it: 10 * (8 - 4) + 20 (E next to a w it can take)
+        >>> Searcher(DARK, 0, SearchConfig()).value(s, 2)
+        60.0
+        """
         self.nodes = 0
         self._tt.clear()
         self._history.clear()
@@ -1056,7 +1068,12 @@ class MinimaxAgent:
         self.last: SearchInfo | None = None
 
     def searcher(self, player: int) -> Searcher:
-        """The (cached) searcher that plays for ``player``."""
+        """The (cached) searcher that plays for ``player``.
+
+        >>> from jungle_core import DARK
+        >>> MinimaxAgent(DARK).searcher(1).player
+        1
+        """
         found = self._searchers.get(player)
         if found is None:
             evaluator = None

@@ -193,7 +193,13 @@ class GreedyAgent:
             self._classic = (ClassicEvaluator(rules, 0), ClassicEvaluator(rules, 1))
 
     def action_values(self, state: State) -> dict[int, float]:
-        """The score of every legal action (the expected H of its result)."""
+        """The score of every legal action (the expected H of its result).
+
+        >>> from jungle_core import DARK, new_game
+        >>> values = GreedyAgent(DARK).action_values(new_game())
+        >>> len(values), round(values[51], 2)   # ?d7: among the best two
+        (16, 109.0)
+        """
         me = state.to_move
         out: dict[int, float] = {}
         if self._classic is not None:

@@ -313,12 +313,23 @@ def _atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
 
 
 def save_record(record: GameRecord, path: str | os.PathLike[str]) -> None:
-    """Write a record as JSON, atomically (temp file, fsync, rename)."""
+    """Write a record as JSON, atomically (temp file, fsync, rename).
+
+    >>> import tempfile, os
+    >>> from jungle_core import DARK
+    >>> from jungle_agents import make_agent
+    >>> r = play_game(DARK, make_agent("random", DARK), make_agent("random", DARK), 0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     save_record(r, os.path.join(d, "game.json"))
+    ...     load_record(os.path.join(d, "game.json")).actions == r.actions
+    True
+    """
     _atomic_write(path, (json.dumps(record.to_json(), indent=1) + "\n").encode())
 
 
 def load_record(path: str | os.PathLike[str]) -> GameRecord:
-    """Read a record :func:`save_record` wrote (or one line of a games file)."""
+    """Read a record :func:`save_record` wrote (or one entry of a games file); a file
+    that is not a record raises ``ValueError`` naming it (see :func:`save_record`)."""
     try:
         data = json.loads(Path(path).read_text())
     except json.JSONDecodeError as error:
@@ -427,6 +438,14 @@ def load_games(path: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, lis
     """The header and the games of a JSON Lines games file (a torn last line is ignored).
 
     Returns ``(None, [])`` when the file does not exist.
+
+    >>> import tempfile, os
+    >>> from jungle_core import DARK
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = play_match(DARK, "random", "greedy", 2, workers=1, out=os.path.join(d, "g.jsonl"))
+    ...     header, games = load_games(os.path.join(d, "g.jsonl"))
+    >>> header["seed"], [g.index for g in games]
+    (0, [0, 1])
     """
     p = Path(path)
     if not p.exists():
@@ -893,7 +912,13 @@ def _ms(x: float) -> str:
 
 
 def pair_rows(result: TournamentResult) -> list[dict[str, Any]]:
-    """One row per pair (A before B in the tournament's order): the CSV columns."""
+    """One row per pair (A before B in the tournament's order): the CSV columns.
+
+    >>> from jungle_core import DARK
+    >>> t = round_robin(DARK, ["greedy", "random"], 2, workers=1)
+    >>> [(r["a"], r["b"], r["games"]) for r in pair_rows(t)]
+    [('greedy', 'random', 2)]
+    """
     rows = []
     specs = result.specs
     for i, a in enumerate(specs):
@@ -941,6 +966,12 @@ def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
     """The tables of a tournament: per pair, the score matrix, and Elo ratings.
 
     The matrix reads "row agent's score vs column agent, first/second (%)".
+
+    >>> from jungle_core import DARK
+    >>> t = round_robin(DARK, ["greedy", "random"], 2, workers=1)
+    >>> print(format_report(t))  # doctest: +ELLIPSIS
+    Pairs (A's results)
+    A       B       games  W-D-L (A) ...
     """
     specs = result.specs
     pair_header = [
@@ -1004,7 +1035,18 @@ def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
 
 
 def write_csv(result: TournamentResult, path: str | os.PathLike[str]) -> None:
-    """Write the per-pair rows (:func:`pair_rows`) as CSV, atomically."""
+    """Write the per-pair rows (:func:`pair_rows`) as CSV, atomically.
+
+    >>> import tempfile, os
+    >>> from jungle_core import DARK
+    >>> t = round_robin(DARK, ["greedy", "random"], 2, workers=1)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     write_csv(t, os.path.join(d, "r.csv"))
+    ...     write_markdown(t, os.path.join(d, "r.md"))
+    ...     plot_heatmap(t, os.path.join(d, "h.png"))
+    ...     open(os.path.join(d, "r.csv")).readline().split(",")[:3]
+    ['a', 'b', 'games']
+    """
     import csv
     import io
 
