@@ -38,6 +38,12 @@ _LOSE = BattleResult.LOSE
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 """(row, column) step of each direction, as in :mod:`jungle_core._tables`."""
 
+# Per-square bits of the move generator: 0..3 the moves by direction, then these.
+_REVEAL = 4
+_P0 = 5
+_P1 = 6
+_LEGAL = (1 << _REVEAL) | 0xF
+
 
 def _attack_words(battle: npt.NDArray[np.int8], results: tuple[int, ...]) -> tuple[int, int]:
     """``(low, high)``: byte ``a - 1`` of ``low`` (attacker ranks 1..4) or ``a - 5`` of
@@ -149,7 +155,7 @@ class Kernel:
 
     # ------------------------------------------------------------------ neighbours
 
-    def _padded(self, board: jax.Array) -> jax.Array:
+    def padded(self, board: jax.Array) -> jax.Array:
         """``int8[N + 2 * pad]``: the board between two runs of ``WALL``, so that every
         neighbour read below is a plain slice."""
         wall = jnp.full((self._pad,), WALL, jnp.int8)
@@ -157,7 +163,7 @@ class Kernel:
 
     def _read(self, padded: jax.Array, dr: int, dc: int) -> jax.Array:
         """``int8[N]``: the code ``dr`` rows and ``dc`` columns away from each square
-        (``WALL`` off the board), read from :meth:`_padded`: off the top or bottom edge
+        (``WALL`` off the board), read from :meth:`padded`: off the top or bottom edge
         lands in the padding; off the left or right edge is masked."""
         n, cols = self.n, self._cols
         start = self._pad + dr * cols + dc
@@ -171,25 +177,38 @@ class Kernel:
     def neighbours(self, board: jax.Array) -> jax.Array:
         """``int8[4, N]``: the code on each square's neighbour in direction ``d`` (WALL
         off the board), equal to ``board[step[sq, d]]``."""
-        padded = self._padded(board)
+        padded = self.padded(board)
         return jnp.stack([self._read(padded, dr, dc) for dr, dc in _DELTAS])
 
     # --------------------------------------------------------------- legal actions
 
-    def legal(self, board: jax.Array, player: jax.Array) -> tuple[jax.Array, jax.Array]:
-        """``(mask: bool[A], any_legal: bool[])``: the legal actions (mirrors
+    def legal(
+        self, board: jax.Array, player: jax.Array, padded: jax.Array | None = None
+    ) -> tuple[jax.Array, jax.Array]:
+        """``(mask: bool[A], summary: uint32[])``: the legal actions (mirrors
         ``_game.legal_action_mask``), reveals first, then move ``sq * 4 + d`` at
-        ``N + sq * 4 + d``; and whether there is any."""
-        n = self.n
+        ``N + sq * 4 + d``; and the OR over all squares of the per-square bits (bits 0..3
+        a legal move, ``_REVEAL`` a legal reveal, ``_P0``/``_P1`` a face-up piece of
+        player 0/1), which :meth:`result` reads. ``padded`` is :meth:`padded` of the
+        board when the caller has it (:meth:`apply` does)."""
+        if padded is None:
+            padded = self.padded(board)
         if self.is_dark:
-            reveals, dirs = self._dark_legal(board, player)
+            bits = self._dark_bits(board, player, padded)
         else:
-            reveals, dirs = jnp.zeros(n, jnp.bool_), self._classic_dirs(board, player)
-        # ``dirs`` is computed once (see _materialise), then unpacked by one broadcast.
-        dirs = _materialise(dirs)
-        moves = (dirs[:, None] >> jnp.arange(4, dtype=jnp.uint32)) & 1
-        mask = jnp.concatenate([reveals, moves.astype(jnp.bool_).reshape(-1)])
-        return mask, (_or_all(dirs) != 0) | jnp.any(reveals)
+            bits = self._classic_dirs(board, player, padded)
+        b = board.astype(jnp.int32)
+        bits = (
+            bits
+            | jnp.where((b >= 1) & (b <= 8), jnp.uint32(1 << _P0), jnp.uint32(0))
+            | jnp.where((b >= 9) & (b <= 16), jnp.uint32(1 << _P1), jnp.uint32(0))
+        )
+        # Computed once (see _materialise), then unpacked by broadcasts and one reduction.
+        bits = _materialise(bits)
+        reveals = ((bits >> _REVEAL) & 1).astype(jnp.bool_)
+        moves = ((bits[:, None] >> jnp.arange(4, dtype=jnp.uint32)) & 1).astype(jnp.bool_)
+        mask = jnp.concatenate([reveals, moves.reshape(-1)])
+        return mask, _or_all(bits)
 
     def legal_mask(self, board: jax.Array, player: jax.Array) -> jax.Array:
         """``bool[A]``: the legal actions (see :meth:`legal`)."""
@@ -206,22 +225,20 @@ class Kernel:
         bits = jnp.uint32(1 | self._hidden_bits) | (attack << ((1 - me) * 8 + 1))
         return jnp.where(mine, bits, jnp.uint32(0))
 
-    def _dark_legal(self, board: jax.Array, player: jax.Array) -> tuple[jax.Array, jax.Array]:
-        """``(reveals: bool[N], dirs: uint32[N])``, bit ``d`` of ``dirs`` set when the move
-        in direction ``d`` is legal (mirrors ``_game._dark_legal``)."""
+    def _dark_bits(self, board: jax.Array, player: jax.Array, padded: jax.Array) -> jax.Array:
+        """``uint32[N]``: bit ``d`` set when the move in direction ``d`` is legal, bit
+        ``_REVEAL`` when revealing the square is (mirrors ``_game._dark_legal``)."""
         codes = board.astype(jnp.uint32)
         bits = self.t.reveal_bits
         reveal_bits = jnp.where(player == 0, jnp.uint32(bits[0]), jnp.uint32(bits[1]))
-        reveals = ((reveal_bits >> codes) & 1).astype(jnp.bool_)
+        out = ((reveal_bits >> codes) & 1) << _REVEAL
         row_bits = self.move_row_bits(board, player)
-        padded = self._padded(board)
-        dirs = jnp.zeros(self.n, jnp.uint32)
         for d, (dr, dc) in enumerate(_DELTAS):
             target = self._read(padded, dr, dc).astype(jnp.uint32)
-            dirs = dirs | (((row_bits >> target) & 1) << d)
-        return reveals, dirs
+            out = out | (((row_bits >> target) & 1) << d)
+        return out
 
-    def _classic_dirs(self, board: jax.Array, player: jax.Array) -> jax.Array:
+    def _classic_dirs(self, board: jax.Array, player: jax.Array, padded: jax.Array) -> jax.Array:
         """``uint32[N]``, bit ``d`` set when the move in direction ``d`` is legal (mirrors
         ``_classic_destination`` and ``_classic_can_enter``)."""
         p = board.astype(jnp.int32)
@@ -231,7 +248,6 @@ class Kernel:
         rat = rank == 1
         jumper = (rank == 6) | (rank == 7)
         take_row = _rank_row(board, self._take_words)
-        padded = self._padded(board)
         dirs = jnp.zeros(self.n, jnp.uint32)
         for d, (dr, dc) in enumerate(_DELTAS):
             near = self._read(padded, dr, dc).astype(jnp.int32)
@@ -293,9 +309,14 @@ class Kernel:
         ply: jax.Array,
         action: jax.Array,
         outcome: jax.Array,
-    ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]:
-        """The next ``(board, mask, player, since, ply)`` after a legal ``action`` whose
-        chance outcome (if it has one) is ``outcome`` (mirrors ``_game._apply``)."""
+        play: jax.Array,
+    ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]:
+        """The next ``(padded, board, mask, player, since, ply)`` (``padded``: the new
+        board as :meth:`padded` gives it) after a legal ``action`` whose
+        chance outcome (if it has one) is ``outcome`` (mirrors ``_game._apply``). When
+        ``play`` is False the board comes back unchanged (the other values are the
+        caller's to discard): the scatter then writes the squares' own codes back, which
+        spares the caller a select over the whole board."""
         n = self.n
         a = action.astype(jnp.int32)
         is_reveal = a < n
@@ -330,10 +351,17 @@ class Kernel:
         # the same value twice). A scatter is also where XLA stops fusing: a select
         # over all squares would be recomputed inside every consumer of the new board.
         new_sq = jnp.where(sq == target, new_target, new_sq)
-        new_board = board.at[jnp.stack([sq, target])].set(
-            jnp.stack([new_sq, new_target]).astype(jnp.int8), unique_indices=False
+        new_sq = jnp.where(play, new_sq, p)
+        new_target = jnp.where(play, new_target, jnp.where(sq == target, p, q))
+        # Written into the padded board, which the move generator reads next.
+        new_padded = (
+            self.padded(board)
+            .at[jnp.stack([sq, target]) + self._pad]
+            .set(jnp.stack([new_sq, new_target]).astype(jnp.int8), unique_indices=False)
         )
+        new_board = jax.lax.slice(new_padded, (self._pad,), (self._pad + n,))
         return (
+            new_padded,
             new_board,
             new_mask,
             1 - player,
@@ -350,20 +378,17 @@ class Kernel:
         player: jax.Array,
         since: jax.Array,
         ply: jax.Array,
-        any_legal: jax.Array,
+        summary: jax.Array,
     ) -> tuple[jax.Array, jax.Array]:
-        """``(over: bool[], winner: int32[])`` of a position whose player to move has
-        ``any_legal`` action; winner -1 for a draw or a game that goes on (mirrors
+        """``(over: bool[], winner: int32[])`` of a position, given the ``summary`` bits of
+        :meth:`legal`; winner -1 for a draw or a game that goes on (mirrors
         ``_game._outcome``, rule for rule and in its order)."""
         rules = self.rules
         b = board.astype(jnp.int32)
-        sides = _or_all(
-            jnp.where((b >= 1) & (b <= 8), 1, 0) | jnp.where((b >= 9) & (b <= 16), 2, 0)
-        )
-        has0 = ((mask & 0xFF) != 0) | ((sides & 1) != 0)
-        has1 = ((mask & 0xFF00) != 0) | ((sides & 2) != 0)
+        has0 = ((mask & 0xFF) != 0) | (((summary >> _P0) & 1) != 0)
+        has1 = ((mask & 0xFF00) != 0) | (((summary >> _P1) & 1) != 0)
         # From the last rule to the first, so that the first rule that applies wins.
-        stuck = ~any_legal
+        stuck = (summary & _LEGAL) == 0
         if rules.reveal == "any":
             stuck = stuck & (mask == 0)
         over = stuck

@@ -218,8 +218,8 @@ class JaxEnv:
         ply: jax.Array,
     ) -> JaxState:
         """A state from its position fields: legal mask and game end computed."""
-        legal, any_legal = self._kernel.legal(board, player)
-        over, _ = self._kernel.result(board, mask, player, since, ply, any_legal)
+        legal, summary = self._kernel.legal(board, player)
+        over, _ = self._kernel.result(board, mask, player, since, ply, summary)
         return JaxState(
             board=board,
             face_down_mask=mask,
@@ -321,7 +321,8 @@ class JaxEnv:
         raw = jnp.asarray(action, jnp.int32)
         legal = (raw >= 0) & (raw < self.num_actions) & state.legal_action_mask[a]
         done = state.terminated | state.truncated
-        board, mask, player, since, ply = kernel.apply(
+        keep = done | ~legal
+        padded, board, mask, player, since, ply = kernel.apply(
             state.board,
             state.face_down_mask,
             state.current_player,
@@ -329,17 +330,17 @@ class JaxEnv:
             state.ply,
             a,
             outcome,
+            ~keep,
         )
-        legal_next, any_legal = kernel.legal(board, player)
-        over, winner = kernel.result(board, mask, player, since, ply, any_legal)
+        legal_next, summary = kernel.legal(board, player, padded)
+        over, winner = kernel.result(board, mask, player, since, ply, summary)
         won = jnp.where(winner == 0, jnp.float32(1.0), jnp.float32(-1.0))
         result = jnp.where(over & (winner >= 0), jnp.stack([won, -won]), jnp.float32(0.0))
         mover_lost = jnp.where(state.current_player == 0, jnp.float32(-1.0), jnp.float32(1.0))
         forfeit = jnp.stack([mover_lost, -mover_lost])
-        keep = done | ~legal
         rewards = jnp.where(done, 0.0, jnp.where(legal, result, forfeit)).astype(jnp.float32)
         return JaxState(
-            board=jnp.where(keep, state.board, board),
+            board=board,  # unchanged by ``apply`` when ``keep``
             face_down_mask=jnp.where(keep, state.face_down_mask, mask),
             current_player=jnp.where(keep, state.current_player, player),
             plies_since_removal=jnp.where(keep, state.plies_since_removal, since),
