@@ -150,6 +150,7 @@ def test_state_fields_have_the_documented_dtypes_and_shapes(rules: Rules) -> Non
     action = int(np.flatnonzero(state.legal_action_mask)[0])
     after = jitted(rules)["step"](state, action, jax.random.key(1))
     assert {k: (v.shape, v.dtype) for k, v in fields(after).items()} == got
+    assert int(after.step_count) == int(after.ply) == 1
 
 
 # --------------------------------------------------------- awkward cases
