@@ -161,14 +161,15 @@ class Kernel:
         wall = jnp.full((self._pad,), WALL, jnp.int8)
         return jnp.concatenate([wall, board, wall])
 
-    def _read(self, padded: jax.Array, dr: int, dc: int) -> jax.Array:
+    def _read(self, padded: jax.Array, dr: int, dc: int, masked: bool = True) -> jax.Array:
         """``int8[N]``: the code ``dr`` rows and ``dc`` columns away from each square
         (``WALL`` off the board), read from :meth:`padded`: off the top or bottom edge
-        lands in the padding; off the left or right edge is masked."""
+        lands in the padding; off the left or right edge is masked (unless ``masked`` is
+        False: for callers that use only squares whose read stays on the board)."""
         n, cols = self.n, self._cols
         start = self._pad + dr * cols + dc
         shifted = jax.lax.slice(padded, (start,), (start + n,))
-        if dc == 0:
+        if dc == 0 or not masked:
             return shifted
         c = np.arange(n) % cols
         inside = (c + dc >= 0) & (c + dc < cols)
@@ -249,29 +250,41 @@ class Kernel:
         jumper = (rank == 6) | (rank == 7)
         take_row = _rank_row(board, self._take_words)
         dirs = jnp.zeros(self.n, jnp.uint32)
+        first = player == 0
         for d, (dr, dc) in enumerate(_DELTAS):
             near = self._read(padded, dr, dc).astype(jnp.int32)
             step_water = jnp.asarray(self._step_water[d])
             k = self._jump_length[d]
             if k:
-                crossed = [self._read(padded, i * dr, i * dc) for i in range(1, k)]
+                # Only squares with a jump (a constant mask) use these reads, and their
+                # reads stay on the board, so no edge masking is needed.
                 blocked = jnp.zeros(self.n, jnp.bool_)
-                for code in crossed:
+                for i in range(1, k):
+                    code = self._read(padded, i * dr, i * dc, masked=False)
                     blocked = blocked | (code == 1) | (code == 9)
-                far = self._read(padded, k * dr, k * dc).astype(jnp.int32)
+                far = self._read(padded, k * dr, k * dc, masked=False).astype(jnp.int32)
                 jump = step_water & jumper & jnp.asarray(self._has_jump[d]) & ~blocked
+                q = jnp.where(jump, far, near)
             else:
-                far = near
                 jump = jnp.zeros(self.n, jnp.bool_)
+                q = near
             valid = (near != WALL) & (~step_water | rat | jump)
-            q = jnp.where(jump, far, near)
             dest_water = step_water & ~jump
-            den = jnp.where(jump, jnp.asarray(self._land_den[d]), jnp.asarray(self._step_den[d]))
-            trap = jnp.where(jump, jnp.asarray(self._land_trap[d]), jnp.asarray(self._step_trap[d]))
+            # Terrain of the destination, already compared with the player to move.
+            own_den = jnp.where(
+                jump,
+                jnp.where(first, self._land_den[d] == 0, self._land_den[d] == 1),
+                jnp.where(first, self._step_den[d] == 0, self._step_den[d] == 1),
+            )
+            own_trap = jnp.where(
+                jump,
+                jnp.where(first, self._land_trap[d] == 0, self._land_trap[d] == 1),
+                jnp.where(first, self._step_trap[d] == 0, self._step_trap[d] == 1),
+            )
             opponent = (q >= (1 - me) * 8 + 1) & (q <= (1 - me) * 8 + 8)
             takes = ((take_row >> ((q - 1) & 7).astype(jnp.uint32)) & 1) == 1
-            attack = opponent & (jnp.asarray(self._sq_water) == dest_water) & ((trap == me) | takes)
-            ok = mine & valid & (den != me) & ((q == 0) | attack)
+            attack = opponent & (jnp.asarray(self._sq_water) == dest_water) & (own_trap | takes)
+            ok = mine & valid & ~own_den & ((q == 0) | attack)
             dirs = dirs | (ok.astype(jnp.uint32) << d)
         return dirs
 
