@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import signal
 import sys
 import time
 
@@ -25,8 +26,8 @@ PAIRS = [
     ("minimax:depth=2", "greedy"),
     ("minimax:depth=3", "random"),
     ("minimax:depth=3", "greedy"),
-    # ablation: equally valued moves chosen at random instead of approaching the enemy
-    ("minimax:depth=3,tiebreak=random", "random"),
+    # ablation: only exactly equal moves count as ties, and they are chosen at random
+    ("minimax:depth=3,margin=0,tiebreak=random", "random"),
 ]
 
 
@@ -34,7 +35,14 @@ def _file(out: str, a: str, b: str) -> str:
     return f"{out}/{re.sub(r'[^A-Za-z0-9]+', '_', a)}__vs__{re.sub(r'[^A-Za-z0-9]+', '_', b)}.jsonl"
 
 
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    # `kill` stops the run as Ctrl-C does: the games played so far stay in the files
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default="results/strength")
     parser.add_argument("--games", type=int, default=200)

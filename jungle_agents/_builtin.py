@@ -27,6 +27,7 @@ _MINIMAX_PARAMS = {
     "quiescence": Param(bool, False, "quiescence search on captures"),
     "qdepth": Param(int, 6, "maximum plies of the quiescence search"),
     "time": Param(float, 0.0, "seconds per decision; > 0: iterative deepening to depth"),
+    "margin": Param(float, 2.0, "root values within this of the best count as ties"),
     "tiebreak": Param(
         str,
         "approach",
@@ -69,6 +70,7 @@ def _minimax(rules: Rules, **params: ParamValue) -> MinimaxAgent:
         quiescence=bool(params["quiescence"]),
         qdepth=int(params["qdepth"]),
         time=float(params["time"]),
+        margin=float(params["margin"]),
         tiebreak=str(params["tiebreak"]),
     )
     weights = DarkWeights(

@@ -23,6 +23,13 @@ return the same root value as plain expectiminimax, which the tests check):
 - ``time``: iterative deepening from depth 1 up to ``depth`` under a time budget in
   seconds; the best action of the deepest completed iteration is played.
 
+At the root, actions whose values are within ``margin`` (2 points by default) of the best
+are treated as equally good, and ``tiebreak`` picks one: by default the one that brings
+the mover's pieces closest to enemy pieces they can remove (the evaluation has no term
+that rewards walking toward a distant enemy, and without this won endgames and standoffs
+drift into the 100-ply no-removal draw), then at random. ``margin=0,tiebreak=random``
+chooses uniformly among exactly equal actions.
+
 On DARK rules the frontier (depth 1, no quiescence) scores every child from the parent's
 value with the local change of the evaluation instead of building the child
 (:mod:`jungle_agents._dark_eval`); the tests check it against the full evaluation.
@@ -92,6 +99,12 @@ class SearchConfig:
     """Maximum plies of the quiescence search."""
     time: float = 0.0
     """Time budget per decision in seconds; > 0 turns on iterative deepening."""
+    margin: float = 2.0
+    """Root actions within this much of the best value count as equally good, and
+    ``tiebreak`` chooses among them (0: exact ties only). Two points are a fifth of one
+    rank point and a tenth of the smallest adjacency term: differences that small come
+    from averaging over chance outcomes, not from a real difference between the moves.
+    Forced wins and losses always use exact ties."""
     tiebreak: str = "approach"
     """Among equally valued root actions (values within ``1e-6``): ``"approach"`` plays
     one that brings the mover's pieces closest to enemy pieces they can remove (then at
@@ -106,6 +119,8 @@ class SearchConfig:
             raise ValueError(f"qdepth must be >= 0, not {self.qdepth}")
         if self.time < 0:
             raise ValueError(f"time must be >= 0 seconds, not {self.time}")
+        if self.margin < 0:
+            raise ValueError(f"margin must be >= 0, not {self.margin}")
         if self.tiebreak not in ("random", "approach"):
             raise ValueError(f"tiebreak must be 'random' or 'approach', not {self.tiebreak!r}")
 
@@ -279,25 +294,28 @@ class Searcher:
     # ------------------------------------------------------------------ nodes
 
     def _root(self, state: State, actions: list[int], depth: int) -> tuple[int, float, list[int]]:
-        """The best action, its value, and every action within ``_TIE`` of that value
-        (alpha-beta searches each later action with alpha lowered by ``_TIE``, so that
-        an equally good action returns its exact value)."""
+        """The best action, its value, and every action whose value is within
+        ``margin`` (at least ``_TIE``) of it. Alpha-beta searches each later action with
+        alpha lowered by that much, so that the value of such an action comes back exact."""
         cfg = self.config
         ordered = self._order(state, actions, self._tt_move(state)) if cfg.ordering else actions
+        slack = cfg.margin + _TIE
         alpha = -_INF
         best_action = ordered[0]
-        tied: list[int] = []
+        near: list[tuple[float, int]] = []
         for action in ordered:
-            v = self._action(state, action, depth, alpha - _TIE if cfg.alphabeta else -_INF, _INF)
-            if v > alpha + _TIE:
+            v = self._action(state, action, depth, alpha - slack if cfg.alphabeta else -_INF, _INF)
+            if v > alpha - slack:
+                near.append((v, action))
+            if v > alpha:
                 alpha = v
                 best_action = action
-                tied = [action]
-            elif v >= alpha - _TIE:
-                tied.append(action)
         self.nodes += 1
         if cfg.tt:
             self._tt_store(state, depth, alpha, _EXACT, best_action)
+        if abs(alpha) >= WIN / 2:
+            slack = _TIE  # a forced result: only exact ties (the sooner win, the later loss)
+        tied = [a for v, a in near if v >= alpha - slack]
         return best_action, alpha, tied
 
     def _break_tie(self, state: State, tied: list[int], rng: np.random.Generator | None) -> int:

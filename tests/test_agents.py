@@ -468,3 +468,19 @@ def test_ties_at_the_root_are_broken_at_random_or_by_approach() -> None:
     s2 = from_fen("8/8/8/8/8/8/L6c 0 0 9 - -", DARK)
     assert approach.search(s2, np.random.default_rng(0)).action == parse_action(s2, "a1-b1")
     assert SearchConfig().tiebreak == "approach"
+
+
+def test_a_margin_widens_the_ties_but_never_for_forced_results() -> None:
+    # the Lion can take the lone Cat next to it; every other move is worth less, so with
+    # any margin the capture (a win) stays the only choice
+    s = from_fen("8/8/8/8/8/8/Lc6 0 0 9 - -", DARK)
+    wide = Searcher(DARK, 0, SearchConfig(depth=3, margin=1e9))
+    assert {wide.search(s, np.random.default_rng(i)).action for i in range(5)} == {
+        parse_action(s, "a1xb1")
+    }
+    # a near-tie: the approaching move is chosen among moves within the margin
+    s2 = from_fen("8/8/8/8/8/8/L6c 0 0 9 - -", DARK)
+    exact = Searcher(DARK, 0, SearchConfig(depth=2, margin=0.0, tiebreak="approach"))
+    assert exact.search(s2, np.random.default_rng(0)).action == parse_action(s2, "a1-b1")
+    with pytest.raises(ValueError, match="margin must be >= 0"):
+        SearchConfig(margin=-1.0)
