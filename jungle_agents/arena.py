@@ -413,13 +413,19 @@ def _agent(rules: Rules, spec: str) -> Agent:
 def _run_task(task: _Task) -> dict[str, Any]:
     a, b = task.pair
     first, second = (a, b) if task.index % 2 == 0 else (b, a)
-    record = play_game(
-        task.rules,
-        _agent(task.rules, first),
-        _agent(task.rules, second),
-        task.seed,
-        max_plies=task.max_plies,
-    )
+    try:
+        record = play_game(
+            task.rules,
+            _agent(task.rules, first),
+            _agent(task.rules, second),
+            task.seed,
+            max_plies=task.max_plies,
+        )
+    except Exception as error:
+        raise RuntimeError(
+            f"game {task.index} of {a} vs {b} ({first} first, seed {task.seed}) failed: "
+            f"{type(error).__name__}: {error}"
+        ) from error
     record = attrs.evolve(record, players=(first, second))
     return GameResult(task.pair, task.index, record).to_json()
 
@@ -528,6 +534,10 @@ def _run(
 ) -> list[GameResult]:
     if games_per_pair < 1:
         raise ValueError(f"games per pair must be >= 1, not {games_per_pair}")
+    import importlib
+
+    for module in plugins:
+        importlib.import_module(module)  # they register agent kinds, here and in workers
     for a, b in pairs:
         if a == b:
             raise ValueError(f"agent spec {a!r} is listed twice")

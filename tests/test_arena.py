@@ -247,3 +247,24 @@ def test_games_file_lines_are_json(tmp_path: Path) -> None:
     lines: list[dict[str, Any]] = [json.loads(x) for x in out.read_text().splitlines()]
     assert lines[0]["type"] == "header" and len(lines) == 3
     assert {line["game"] for line in lines[1:]} == {0, 1}
+
+
+def test_a_failing_agent_names_its_game() -> None:
+    from jungle_agents import register_agent
+    from jungle_agents._base import _REGISTRY
+
+    class Boom:
+        name = "boom"
+
+        def __init__(self, rules: Rules) -> None:
+            pass
+
+        def act(self, state: State, rng: np.random.Generator) -> int:
+            raise ZeroDivisionError("no move today")
+
+    register_agent("boom", Boom)
+    try:
+        with pytest.raises(RuntimeError, match=r"game 0 of boom vs random \(boom first"):
+            round_robin(DARK, ["boom", "random"], 2, workers=1)
+    finally:
+        _REGISTRY.pop("boom", None)
