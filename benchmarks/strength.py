@@ -28,6 +28,8 @@ PAIRS = [
     ("minimax:depth=3", "greedy"),
     # ablation: only exactly equal moves count as ties, and they are chosen at random
     ("minimax:depth=3,margin=0,tiebreak=random", "random"),
+    ("minimax:depth=2,margin=0,tiebreak=random", "greedy"),
+    ("minimax:depth=3,margin=0,tiebreak=random", "greedy"),
 ]
 
 
