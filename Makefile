@@ -20,12 +20,12 @@ $(STAMP): pyproject.toml | $(PY)
 	rm -f $(VENV)/.install-stamp-*
 	touch $(STAMP)
 
-# A small DARK round robin of Random, Greedy and Minimax depth 3 (8 games a pair, about two
+# A small DARK round robin of Random, Greedy and Minimax depth 3 (12 games a pair, under two
 # minutes on 2 cores); results/demo gets the games, CSV, Markdown and a heat map.
 demo: $(STAMP)
 	rm -rf results/demo
 	$(VENV)/bin/jungle tournament --rules dark --agents random,greedy,minimax:depth=3 \
-		--games 8 --out results/demo
+		--games 12 --out results/demo
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
