@@ -26,10 +26,14 @@ PAIRS = [
     ("minimax:depth=2", "greedy"),
     ("minimax:depth=3", "random"),
     ("minimax:depth=3", "greedy"),
-    # ablation: only exactly equal moves count as ties, and they are chosen at random
-    ("minimax:depth=3,margin=0,tiebreak=random", "random"),
-    ("minimax:depth=2,margin=0,tiebreak=random", "greedy"),
-    ("minimax:depth=3,margin=0,tiebreak=random", "greedy"),
+    # ablations of the defaults that SPEC §7 does not state (each measured against Greedy):
+    # no answer to a threat at the horizon; and no contempt either (the previous default)
+    ("minimax:depth=3,reply=0", "greedy"),
+    ("minimax:depth=3,contempt=0,reply=0", "greedy"),
+    ("minimax:depth=2,contempt=0", "greedy"),
+    # SPEC §7 as written: a draw is 0, only exactly equal moves are ties, chosen at random
+    ("minimax:depth=3,margin=0,tiebreak=random,contempt=0,reply=0", "random"),
+    ("minimax:depth=3,margin=0,tiebreak=random,contempt=0,reply=0", "greedy"),
 ]
 
 

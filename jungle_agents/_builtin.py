@@ -26,8 +26,12 @@ _MINIMAX_PARAMS = {
     "star1": Param(bool, True, "Star1 pruning at chance nodes"),
     "quiescence": Param(bool, False, "quiescence search on captures"),
     "qdepth": Param(int, 6, "maximum plies of the quiescence search"),
+    "reply": Param(bool, True, "at the horizon the opponent may answer a threat (DARK)"),
     "time": Param(float, 0.0, "seconds per decision; > 0: iterative deepening to depth"),
     "margin": Param(float, 2.0, "root values within this of the best count as ties"),
+    "contempt": Param(
+        float, 100.0, "a draw scores -contempt; quiet plies cost their share of it (DARK)"
+    ),
     "tiebreak": Param(
         str,
         "approach",
@@ -69,9 +73,11 @@ def _minimax(rules: Rules, **params: ParamValue) -> MinimaxAgent:
         star1=bool(params["star1"]),
         quiescence=bool(params["quiescence"]),
         qdepth=int(params["qdepth"]),
+        reply=bool(params["reply"]),
         time=float(params["time"]),
         margin=float(params["margin"]),
         tiebreak=str(params["tiebreak"]),
+        contempt=float(params["contempt"]),
     )
     weights = DarkWeights(
         count=float(params["count"]),

@@ -23,6 +23,22 @@ return the same root value as plain expectiminimax, which the tests check):
 - ``time``: iterative deepening from depth 1 up to ``depth`` under a time budget in
   seconds; the best action of the deepest completed iteration is played.
 
+Two switches change what is scored, where SPEC §7 leaves the search open; both are on by
+default, and ``contempt=0,reply=0`` is SPEC §7's scoring as written (the tests check
+each against its own plain definition):
+
+- ``contempt`` (100): a draw scores ``-contempt`` instead of 0, and on DARK every position
+  carries the share of it that its run of quiet plies has used up,
+  ``contempt * plies_since_removal / no_removal_limit``. SPEC §7's weights score the even
+  start at -40 for both sides (a face-down piece of the opponent's costs twice what one's
+  own is worth), so a draw at 0 looks like a gain to both; without contempt, games
+  against Greedy stall into the 100-ply no-removal draw with most pieces still face down.
+- ``reply`` (on): on DARK once every piece is face up, an opponent to move at the horizon
+  with a piece under threat gets one more ply to answer. A search of odd depth ends on
+  the agent's own move, so the evaluation's adjacency term counts a threat just made as
+  if it were a capture, and depth 3 chased lone pieces around the board that depth 2
+  (whose horizon ends on the opponent's move) hunted down.
+
 At the root, actions whose values are within ``margin`` (2 points by default) of the best
 are treated as equally good, and ``tiebreak`` picks one: by default the one that brings
 the mover's pieces closest to enemy pieces they can remove (the evaluation has no term
@@ -97,6 +113,15 @@ class SearchConfig:
     """Quiescence search on captures at depth 0."""
     qdepth: int = 6
     """Maximum plies of the quiescence search."""
+    reply: bool = True
+    """DARK, without quiescence, once no piece is face down: at the horizon, when the
+    opponent is to move and one of its pieces stands next to one of the agent's that can
+    remove it, the opponent gets one more ply to answer before the evaluation. Otherwise
+    a search of odd depth, which ends on the agent's own move, counts a threat it has
+    just made as if the opponent had to leave it standing (the adjacency term of SPEC
+    §7), and in an endgame chases a piece that simply steps away. (While pieces are face
+    down, the answer would multiply the chance nodes of the frontier, and the search's
+    cost with it.) See the README for the measured effect."""
     time: float = 0.0
     """Time budget per decision in seconds; > 0 turns on iterative deepening."""
     margin: float = 2.0
@@ -105,6 +130,15 @@ class SearchConfig:
     rank point and a tenth of the smallest adjacency term: differences that small come
     from averaging over chance outcomes, not from a real difference between the moves.
     Forced wins and losses always use exact ties."""
+    contempt: float = 100.0
+    """How much worse than an even position the agent holds a draw: a finished game
+    drawn scores ``-contempt`` instead of 0. Where the rules draw after a run of plies
+    without a removal (DARK's 100), every position also carries its share of that draw,
+    ``contempt * plies_since_removal / no_removal_limit`` subtracted from its evaluation,
+    so that the cost grows with each quiet ply up to the draw itself: the agent values a
+    removal (a capture, a trade, and in the end a sacrifice) for the plies it gives back,
+    instead of only noticing the draw when it falls inside the horizon. 0 is SPEC §7's
+    literal scoring; see the README for the measured effect."""
     tiebreak: str = "approach"
     """Among equally valued root actions (values within ``1e-6``): ``"approach"`` plays
     one that brings the mover's pieces closest to enemy pieces they can remove (then at
@@ -121,6 +155,8 @@ class SearchConfig:
             raise ValueError(f"time must be >= 0 seconds, not {self.time}")
         if self.margin < 0:
             raise ValueError(f"margin must be >= 0, not {self.margin}")
+        if not 0 <= self.contempt < WIN / 4:
+            raise ValueError(f"contempt must be >= 0 and < {WIN / 4:g}, not {self.contempt}")
         if self.tiebreak not in ("random", "approach"):
             raise ValueError(f"tiebreak must be 'random' or 'approach', not {self.tiebreak!r}")
 
@@ -198,7 +234,14 @@ class Searcher:
         self._dark_eval: DarkEvaluator | None = (
             evaluator if isinstance(evaluator, DarkEvaluator) else None
         )
+        contempt = self.config.contempt
+        self._draw = -contempt
+        limit = rules.no_removal_limit if rules.is_dark else 0
+        # the cost of one quiet ply: the share of the no-removal draw it brings closer
+        self._quiet_cost = contempt / limit if limit and contempt else 0.0
         self._evaluate: Evaluate = evaluator.evaluate
+        if self._quiet_cost:
+            self._evaluate = self._counting_quiet_plies(evaluator.evaluate)
         # CLASSIC without repetition bans: the evaluator's own move generator and game-end
         # test (equal to the core's, checked in the tests) instead of the core's
         self._fast_classic = (
@@ -215,7 +258,8 @@ class Searcher:
         self._battle = t.battle
         self._n = rules.num_squares
         self._dark_rules = rules.is_dark
-        self._max_change = evaluator.max_ply_change()
+        # a removal gives back at most the whole cost of the quiet plies before it
+        self._max_change = evaluator.max_ply_change() + contempt
         self._tt: dict[State, tuple[int, float, int, int]] = {}
         self._history: dict[int, int] = {}
         self.nodes = 0
@@ -223,6 +267,9 @@ class Searcher:
         self._check = 0
         # terminal-free frontier: see _frontier_safe
         self._reveal_any = rules.reveal == "any"
+        self._reply = self.config.reply and rules.is_dark and not self.config.quiescence
+        self._me_lo = player * 8
+        self._opp_lo = (1 - player) * 8
 
     # ----------------------------------------------------------------- public
 
@@ -282,8 +329,13 @@ class Searcher:
         >>> from jungle_core import DARK, from_fen
         >>> s = from_fen("8/8/8/8/8/8/Ew6 1 0 1 - -")   # player 1 to move: w on b1
         >>> # w steps away, E follows it: 10 * (8 - 4) + 20 (E next to a w it can take)
-        >>> Searcher(DARK, 0, SearchConfig()).value(s, 2)
+        >>> literal = SearchConfig(contempt=0.0, reply=False)   # SPEC §7 as written
+        >>> Searcher(DARK, 0, literal).value(s, 2)
         60.0
+        >>> # the defaults: w answers the threat (reply) and steps away again, and the
+        >>> # three quiet plies cost 3 * contempt / 100
+        >>> Searcher(DARK, 0, SearchConfig()).value(s, 2)
+        37.0
         """
         self.nodes = 0
         self._tt.clear()
@@ -355,6 +407,30 @@ class Searcher:
                 total += min(near)
         return total
 
+    def _threatened(self, state: State) -> bool:
+        """Whether a face-up piece of the opponent stands next to one of the agent's that
+        can remove it (take it, or both be removed)."""
+        board = state.board
+        battle = self._battle
+        me_lo = self._me_lo
+        opp_lo = self._opp_lo
+        for sq, c in enumerate(board):
+            if me_lo < c <= me_lo + 8:
+                row = c * 20
+                for _, nb in self._nbr_dirs[sq]:
+                    q = board[nb]
+                    if opp_lo < q <= opp_lo + 8 and battle[row + q] in _REMOVES:
+                        return True
+        return False
+
+    def _counting_quiet_plies(self, evaluate: Evaluate) -> Evaluate:
+        cost = self._quiet_cost
+
+        def evaluate_with_cost(state: State) -> float:
+            return evaluate(state) - cost * state.plies_since_removal
+
+        return evaluate_with_cost
+
     def _terminal_value(self, state: State, depth: int) -> float | None:
         result = classic_outcome(state, check_moves=False) if self._fast_classic else outcome(state)
         if result is None:
@@ -363,7 +439,7 @@ class Searcher:
 
     def _score(self, result: Outcome, depth: int) -> float:
         if result.winner is None:
-            return 0.0
+            return self._draw
         return WIN + depth if result.winner == self.player else -WIN - depth
 
     def _value(self, state: State, depth: int, alpha: float, beta: float) -> float:
@@ -379,11 +455,20 @@ class Searcher:
         result = outcome(state)
         if result is not None:
             if result.winner is None:
-                return 0.0
+                return self._draw
             return WIN + depth if result.winner == self.player else -WIN - depth
         if depth == 0:
             if self.config.quiescence:
                 return self._quiesce(state, alpha, beta, self.config.qdepth)
+            if (
+                self._reply
+                and not state.face_down_mask
+                and state.to_move != self.player
+                and self._threatened(state)
+            ):
+                # the opponent answers the threat: a depth-1 node of its own, whose
+                # children (the agent to move) are evaluated as they stand
+                return self._value(state, 1, alpha, beta)
             return self._evaluate(state)
         cfg = self.config
         tt_move = -1
@@ -404,7 +489,13 @@ class Searcher:
                         beta = min(beta, e_value)
         alpha0, beta0 = alpha, beta
         maximizing = state.to_move == self.player
-        if depth == 1 and self._dark is not None and self._frontier_safe(state):
+        if (
+            depth == 1
+            and self._dark is not None
+            # with the reply, a child may need its own answer: build the children
+            and not (self._reply and maximizing and state.face_down_mask.bit_count() <= 1)
+            and self._frontier_safe(state)
+        ):
             if cfg.quiescence:
                 best, best_action = self._frontier_quiesce(state, maximizing)
             else:
@@ -564,7 +655,7 @@ class Searcher:
     def _bounds(self, state: State, depth: int) -> tuple[float, float]:
         """Bounds on the values of the children of a chance node at ``state``, whose
         subtrees reach at most ``depth`` plies (plus quiescence) below ``state``."""
-        horizon = depth + (self.config.qdepth if self.config.quiescence else 0)
+        horizon = depth + (self.config.qdepth if self.config.quiescence else int(self._reply))
         if self._no_end_within(state, horizon):
             base = self._evaluate(state)
             spread = horizon * self._max_change
@@ -605,15 +696,19 @@ class Searcher:
         """Depth-1 node on DARK: the best expected evaluation over the actions, each child
         scored from the parent's evaluation by the local change (no child is built)."""
         assert self._dark is not None
-        base = self._dark.evaluate(state)
+        base = self._evaluate(state)
         deltas = self._frontier_deltas(state)
         best_delta, best_action = max(deltas) if maximizing else min(deltas)
         return base + best_delta, best_action
 
     def _frontier_deltas(self, state: State) -> list[tuple[float, int]]:
-        """``(expected change of the evaluation, action)`` for every legal action."""
+        """``(expected change of the evaluation, action)`` for every legal action (the
+        quiet-ply cost of ``contempt`` included: a child without a removal costs one more
+        quiet ply, one with a removal gives back the plies so far)."""
         ev = self._dark
         assert ev is not None
+        quiet = -self._quiet_cost
+        reset = self._quiet_cost * state.plies_since_removal
         board = state.board
         me = state.to_move
         mask = state.face_down_mask
@@ -633,7 +728,7 @@ class Searcher:
                 sq = action
                 c0 = board[sq]
                 reveal_mask = mask if c0 == 17 else (mask & 0xFF if c0 == 18 else mask & 0xFF00)
-                delta = iso(reveal_mask)
+                delta = iso(reveal_mask) + quiet
                 for nb in nbrs[sq]:
                     q = board[nb]
                     if 0 < q < 17:
@@ -655,7 +750,7 @@ class Searcher:
                     for nb in nbrs[t]:
                         if nb != sq:
                             p_new += pair[prow + board[nb]]
-                    delta = p_new - p_old
+                    delta = p_new - p_old + quiet
                     count += 1
                 elif q < 17:
                     result = battle[prow + q]
@@ -675,6 +770,7 @@ class Searcher:
                         delta = -piece[p] - piece[q] - p_old - q_old - pq
                     else:  # LOSE
                         delta = -piece[p] - p_old - pq
+                    delta += reset
                     count += 1
                 else:
                     outs = _mask_outcomes(
@@ -692,16 +788,16 @@ class Searcher:
                         result = BattleResult.FORBIDDEN if (c - 1) >> 3 == me else battle[prow + c]
                         if result == BattleResult.FORBIDDEN:
                             # c turns up on t, next to p
-                            d += piece[c] + pair[prow + c]
+                            d += piece[c] + pair[prow + c] + quiet
                             crow = c * 20
                             for qq in t_nbrs:
                                 d += pair[crow + qq]
                         elif result == BattleResult.TAKE:
-                            d += p_new - p_old
+                            d += p_new - p_old + reset
                         elif result == BattleResult.BOTH:
-                            d += -piece[p] - p_old
+                            d += -piece[p] - p_old + reset
                         else:  # LOSE: p removed, c face up on t
-                            d += -piece[p] - p_old + piece[c]
+                            d += -piece[p] - p_old + piece[c] + reset
                             crow = c * 20
                             for qq in t_nbrs:
                                 d += pair[crow + qq]
@@ -728,7 +824,8 @@ class Searcher:
         step = self._step
         battle = self._battle
         qdepth = self.config.qdepth
-        base = ev.evaluate(state)
+        base = self._evaluate(state)
+        quiet_plies = state.plies_since_removal
         opp_lo = (1 - me) * 8
         me_lo = me * 8
         # the opponent's captures in this state, as (from, to) squares
@@ -771,6 +868,13 @@ class Searcher:
             total = bound * k
             for o in outs:
                 changes, delta = ev.child_change(board, me, action, o)
+                # a move onto an occupied square that changes two squares removes a piece
+                if len(changes) == 2 and board[changes[1][0]]:
+                    delta += self._quiet_cost * quiet_plies
+                    child_quiet = 0
+                else:
+                    delta -= self._quiet_cost
+                    child_quiet = quiet_plies + 1
                 if not self._opponent_captures(board, caps, changes, me):
                     continue
                 child_mask = mask & ~(1 << o) if o >= 0 else mask
@@ -787,6 +891,7 @@ class Searcher:
                         -_INF,
                         _INF,
                         qdepth,
+                        child_quiet,
                     )
                 else:
                     value = self._quiesce(_apply(state, action, o), -_INF, _INF, qdepth)
@@ -878,9 +983,11 @@ class Searcher:
         alpha: float,
         beta: float,
         qdepth: int,
+        quiet_plies: int,
     ) -> float:
         """DARK quiescence on a bare board (see :meth:`_board_quiesce_ok`), each child's
-        evaluation computed from its parent's; ``counts`` are the players' pieces."""
+        evaluation computed from its parent's; ``counts`` are the players' pieces and
+        ``quiet_plies`` the plies since a removal (every capture resets them)."""
         if qdepth == 0:
             return stand
         ev = self._dark_eval
@@ -916,6 +1023,7 @@ class Searcher:
                 beta = min(beta, stand)
         best = stand
         opp = 1 - to_move
+        given_back = self._quiet_cost * quiet_plies
         for _, action in caps:
             changes, delta = ev.child_change(board, to_move, action, -1)
             self.nodes += 1
@@ -928,12 +1036,19 @@ class Searcher:
                 child_counts[to_move] -= 1
             if not (child_counts[0] and child_counts[1]):
                 if child_counts[0] == child_counts[1]:
-                    v = 0.0
+                    v = self._draw
                 else:
                     v = WIN if child_counts[self.player] else -WIN
             else:
                 v = self._qboard(
-                    tuple(b), opp, stand + delta, child_counts, alpha, beta, qdepth - 1
+                    tuple(b),
+                    opp,
+                    stand + delta + given_back,
+                    child_counts,
+                    alpha,
+                    beta,
+                    qdepth - 1,
+                    0,
                 )
             if maximizing:
                 if v > best:
@@ -955,11 +1070,12 @@ class Searcher:
             return self._qboard(
                 state.board,
                 state.to_move,
-                self._dark_eval.evaluate(state),
+                self._evaluate(state),
                 self._piece_counts(state.board, state.face_down_mask),
                 alpha,
                 beta,
                 qdepth,
+                state.plies_since_removal,
             )
         if self._evaluate_moves is not None:
             stand, moves = self._evaluate_moves(state)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import attrs
 import numpy as np
 import pytest
 
@@ -73,19 +74,21 @@ def positions(
 # ------------------------------------------------------------ the reference
 
 
-def expectiminimax(state: State, depth: int, player: int, evaluate: object) -> float:
+def expectiminimax(
+    state: State, depth: int, player: int, evaluate: object, draw: float = 0.0
+) -> float:
     """Plain expectiminimax straight from the definition, on the core's public API:
-    the reference every enhanced search must equal."""
+    the reference every enhanced search must equal (a draw scores ``draw``)."""
     result = outcome(state)
     if result is not None:
         if result.winner is None:
-            return 0.0
+            return draw
         return WIN + depth if result.winner == player else -(WIN + depth)
     if depth == 0:
         return evaluate(state)  # type: ignore[operator, no-any-return]
     values = [
         sum(
-            p * expectiminimax(child, depth - 1, player, evaluate)
+            p * expectiminimax(child, depth - 1, player, evaluate, draw)
             for p, child in transitions(state, a)
         )
         for a in legal_actions(state)
@@ -93,7 +96,19 @@ def expectiminimax(state: State, depth: int, player: int, evaluate: object) -> f
     return max(values) if state.to_move == player else min(values)
 
 
-def quiescence_reference(state: State, player: int, evaluate: object, qdepth: int) -> float:
+def with_contempt(evaluate: object, contempt: float, rules: Rules) -> object:
+    """``evaluate`` less the quiet plies' share of a draw scored ``-contempt``."""
+
+    def evaluate_with_contempt(state: State) -> float:
+        cost = contempt * state.plies_since_removal / rules.no_removal_limit
+        return evaluate(state) - cost  # type: ignore[operator, no-any-return]
+
+    return evaluate_with_contempt
+
+
+def quiescence_reference(
+    state: State, player: int, evaluate: object, qdepth: int, draw: float = 0.0
+) -> float:
     """Stand-pat capture search straight from the definition (captures: moves onto an
     opposing face-up piece that remove it)."""
     from jungle_core._tables import BattleResult, tables
@@ -101,7 +116,7 @@ def quiescence_reference(state: State, player: int, evaluate: object, qdepth: in
     result = outcome(state)
     if result is not None:
         if result.winner is None:
-            return 0.0
+            return draw
         return WIN if result.winner == player else -WIN
     stand: float = evaluate(state)  # type: ignore[operator]
     if qdepth == 0:
@@ -126,21 +141,23 @@ def quiescence_reference(state: State, player: int, evaluate: object, qdepth: in
             1 for c in state.board if c
         ):
             continue  # CLASSIC: a capture removes a piece
-        values.append(quiescence_reference(child, player, evaluate, qdepth - 1))
+        values.append(quiescence_reference(child, player, evaluate, qdepth - 1, draw))
     return max(values) if state.to_move == player else min(values)
 
 
-def expectiminimax_q(state: State, depth: int, player: int, evaluate: object, qdepth: int) -> float:
+def expectiminimax_q(
+    state: State, depth: int, player: int, evaluate: object, qdepth: int, draw: float = 0.0
+) -> float:
     result = outcome(state)
     if result is not None:
         if result.winner is None:
-            return 0.0
+            return draw
         return WIN + depth if result.winner == player else -(WIN + depth)
     if depth == 0:
-        return quiescence_reference(state, player, evaluate, qdepth)
+        return quiescence_reference(state, player, evaluate, qdepth, draw)
     values = [
         sum(
-            p * expectiminimax_q(child, depth - 1, player, evaluate, qdepth)
+            p * expectiminimax_q(child, depth - 1, player, evaluate, qdepth, draw)
             for p, child in transitions(state, a)
         )
         for a in legal_actions(state)
@@ -148,14 +165,19 @@ def expectiminimax_q(state: State, depth: int, player: int, evaluate: object, qd
     return max(values) if state.to_move == player else min(values)
 
 
+# SPEC §7's scoring as written (a draw is 0, no answer at the horizon): the
+# enhancements must leave the plain search's values unchanged
 VARIANTS = [
-    SearchConfig(alphabeta=False, ordering=False, tt=False, star1=False),
-    SearchConfig(alphabeta=True, ordering=False, tt=False, star1=False),
-    SearchConfig(alphabeta=True, ordering=True, tt=False, star1=False),
-    SearchConfig(alphabeta=True, ordering=False, tt=True, star1=False),
-    SearchConfig(alphabeta=True, ordering=False, tt=False, star1=True),
-    SearchConfig(alphabeta=True, ordering=True, tt=True, star1=True),
-    SearchConfig(alphabeta=False, ordering=True, tt=True, star1=False),
+    attrs.evolve(config, contempt=0.0, reply=False)
+    for config in (
+        SearchConfig(alphabeta=False, ordering=False, tt=False, star1=False),
+        SearchConfig(alphabeta=True, ordering=False, tt=False, star1=False),
+        SearchConfig(alphabeta=True, ordering=True, tt=False, star1=False),
+        SearchConfig(alphabeta=True, ordering=False, tt=True, star1=False),
+        SearchConfig(alphabeta=True, ordering=False, tt=False, star1=True),
+        SearchConfig(alphabeta=True, ordering=True, tt=True, star1=True),
+        SearchConfig(alphabeta=False, ordering=True, tt=True, star1=False),
+    )
 ]
 
 
@@ -388,10 +410,136 @@ def test_quiescence_equals_its_definition(rules: Rules) -> None:
                     star1=config.star1,
                     quiescence=True,
                     qdepth=3,
+                    contempt=0.0,
                 )
                 for incremental in (True, False):
                     got = Searcher(rules, player, cfg, incremental=incremental).value(state, depth)
                     assert got == pytest.approx(want, abs=1e-6), (cfg, incremental, state)
+
+
+def near_the_draw(rules: Rules, count: int, seed: int, max_face_down: int) -> list[State]:
+    """Random positions, each given a no-removal count that puts the rule's draw 1 to 3
+    plies ahead, or anywhere before it."""
+    rng = np.random.default_rng(seed)
+    found = []
+    for state in positions(rules, count, seed, max_face_down=max_face_down, plies=(4, 80)):
+        gap = int(rng.integers(1, 4)) if rng.random() < 0.7 else int(rng.integers(4, 90))
+        found.append(attrs.evolve(state, plies_since_removal=rules.no_removal_limit - gap))
+    return found
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_contempt_equals_its_definition(depth: int) -> None:
+    # a draw scores -contempt and each position carries contempt * quiet plies / limit:
+    # every enhancement (the incremental frontier and Star1's bounds included) must give
+    # the reference's value, close to the no-removal draw where it falls in the horizon
+    contempt = 40.0
+    max_fd = (16, 6, 2)[depth - 1]
+    for state in near_the_draw(DARK, (10, 8, 6)[depth - 1], 60 + depth, max_fd):
+        player = state.to_move
+        ev = DarkEvaluator(DARK, player)
+        evaluate = with_contempt(ev.evaluate, contempt, DARK)
+        want = expectiminimax(state, depth, player, evaluate, -contempt)
+        for config, incremental in itertools.product(VARIANTS, (True, False)):
+            cfg = attrs.evolve(config, contempt=contempt)
+            got = Searcher(DARK, player, cfg, incremental=incremental).value(state, depth)
+            assert got == pytest.approx(want, abs=1e-6), (cfg, incremental, state)
+        if depth <= 2:
+            want_q = expectiminimax_q(state, depth, player, evaluate, 3, -contempt)
+            cfg = SearchConfig(quiescence=True, qdepth=3, contempt=contempt)
+            for incremental in (True, False):
+                got = Searcher(DARK, player, cfg, incremental=incremental).value(state, depth)
+                assert got == pytest.approx(want_q, abs=1e-6), (incremental, state)
+
+
+def threatened(state: State, player: int) -> bool:
+    """Whether one of ``player``'s face-up pieces can remove an adjacent face-up piece of
+    the opponent (the opponent's battle would take it, or remove both)."""
+    from jungle_core._tables import BattleResult, tables
+
+    t = tables(state.rules)
+    board = state.board
+    for sq, c in enumerate(board):
+        if 0 < c < 17 and (c - 1) >> 3 == player:
+            for _, nb in t.neighbours[sq]:
+                q = board[nb]
+                removes = t.battle[c * 20 + q] in (BattleResult.TAKE, BattleResult.BOTH)
+                if 0 < q < 17 and (q - 1) >> 3 != player and removes:
+                    return True
+    return False
+
+
+def expectiminimax_reply(
+    state: State, depth: int, player: int, evaluate: object, draw: float, answered: bool = False
+) -> float:
+    """Expectiminimax where, at depth 0 with no piece face down, an opponent to move with
+    a piece under threat plays one more ply (its children evaluated as they stand)."""
+    result = outcome(state)
+    if result is not None:
+        if result.winner is None:
+            return draw
+        return WIN + depth if result.winner == player else -(WIN + depth)
+    if depth == 0:
+        if answered or state.face_down_mask or state.to_move == player:
+            return evaluate(state)  # type: ignore[operator, no-any-return]
+        if not threatened(state, player):
+            return evaluate(state)  # type: ignore[operator, no-any-return]
+        depth, answered = 1, True
+    values = [
+        sum(
+            p * expectiminimax_reply(child, depth - 1, player, evaluate, draw, answered)
+            for p, child in transitions(state, a)
+        )
+        for a in legal_actions(state)
+    ]
+    return max(values) if state.to_move == player else min(values)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_reply_equals_its_definition(depth: int) -> None:
+    # the opponent's answer at the horizon, with and without contempt, every enhancement
+    # at most two face-down pieces: the last reveals lead into the answered endgame
+    found = near_the_draw(DARK, (10, 8, 6)[depth - 1], 70 + depth, 2)
+    for i, state in enumerate(found):
+        contempt = 40.0 if i % 2 else 0.0
+        for player in (0, 1):
+            ev = DarkEvaluator(DARK, player)
+            evaluate = with_contempt(ev.evaluate, contempt, DARK)
+            want = expectiminimax_reply(state, depth, player, evaluate, -contempt)
+            for config, incremental in itertools.product(VARIANTS, (True, False)):
+                cfg = attrs.evolve(config, reply=True, contempt=contempt)
+                got = Searcher(DARK, player, cfg, incremental=incremental).value(state, depth)
+                assert got == pytest.approx(want, abs=1e-6), (cfg, incremental, state)
+
+
+def test_reply_lets_the_opponent_step_away_from_a_new_threat() -> None:
+    # player 0's Elephant chases player 1's lone Leopard. At depth 1 every move that ends
+    # next to the Leopard counts +20 (a threat the Leopard would ignore); with the reply
+    # the Leopard steps away first, and the moves are worth the same.
+    s = from_fen("8/8/8/3p4/8/3E4/8 0 0 9 - -", DARK)
+    plain = Searcher(DARK, 0, SearchConfig(depth=1, contempt=0.0, reply=False))
+    assert plain.value(_apply(s, parse_action(s, "d2-d3"), -1), 0) == 10 * (8 - 5) + 20
+    reply = Searcher(DARK, 0, SearchConfig(depth=1, contempt=0.0, reply=True))
+    assert reply.value(_apply(s, parse_action(s, "d2-d3"), -1), 0) == 10 * (8 - 5)
+    assert reply.value(_apply(s, parse_action(s, "d2-c2"), -1), 0) == 10 * (8 - 5)
+
+
+def test_contempt_makes_the_agent_prefer_a_removal_to_the_coming_draw() -> None:
+    # player 0's Cat on d4 may trade itself for player 1's Cat on e4, or walk away; the
+    # face-down pieces keep both sides' counts equal either way. Two plies before the
+    # no-removal draw, SPEC's scoring (a draw is 0, above the evaluation here) walks into
+    # the draw; with contempt the trade that resets the count is worth more.
+    s = from_fen("????????/8/8/3Cc3/8/8/8 0 98 140 ELTP eltp", DARK)
+    trade = parse_action(s, "d4xe4")
+    literal = SearchConfig(depth=3, contempt=0.0)
+    plain = Searcher(DARK, 0, literal).search(s, np.random.default_rng(0))
+    assert plain.action != trade and plain.value == 0.0
+    info = Searcher(DARK, 0, SearchConfig(depth=3, contempt=50.0)).search(
+        s, np.random.default_rng(0)
+    )
+    assert info.action == trade and info.value > -50.0
+    with pytest.raises(ValueError, match="contempt must be"):
+        SearchConfig(contempt=-1.0)
 
 
 def test_classic_move_generator_and_game_end_match_the_core() -> None:
