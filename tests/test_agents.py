@@ -4,6 +4,7 @@ the Minimax search (every enhancement equals plain expectiminimax; forced wins).
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import attrs
 import numpy as np
@@ -75,20 +76,26 @@ def positions(
 
 
 def expectiminimax(
-    state: State, depth: int, player: int, evaluate: object, draw: float = 0.0
+    state: State,
+    depth: int,
+    player: int,
+    evaluate: object,
+    draw: float = 0.0,
+    leaf: Callable[[State], float] | None = None,
 ) -> float:
     """Plain expectiminimax straight from the definition, on the core's public API:
-    the reference every enhanced search must equal (a draw scores ``draw``)."""
+    the reference every enhanced search must equal (a draw scores ``draw``; an unfinished
+    state at depth 0 scores ``leaf(state)``, by default its evaluation)."""
     result = outcome(state)
     if result is not None:
         if result.winner is None:
             return draw
         return WIN + depth if result.winner == player else -(WIN + depth)
     if depth == 0:
-        return evaluate(state)  # type: ignore[operator, no-any-return]
+        return (leaf or evaluate)(state)  # type: ignore[operator, no-any-return]
     values = [
         sum(
-            p * expectiminimax(child, depth - 1, player, evaluate, draw)
+            p * expectiminimax(child, depth - 1, player, evaluate, draw, leaf)
             for p, child in transitions(state, a)
         )
         for a in legal_actions(state)
@@ -148,21 +155,12 @@ def quiescence_reference(
 def expectiminimax_q(
     state: State, depth: int, player: int, evaluate: object, qdepth: int, draw: float = 0.0
 ) -> float:
-    result = outcome(state)
-    if result is not None:
-        if result.winner is None:
-            return draw
-        return WIN + depth if result.winner == player else -(WIN + depth)
-    if depth == 0:
-        return quiescence_reference(state, player, evaluate, qdepth, draw)
-    values = [
-        sum(
-            p * expectiminimax_q(child, depth - 1, player, evaluate, qdepth, draw)
-            for p, child in transitions(state, a)
-        )
-        for a in legal_actions(state)
-    ]
-    return max(values) if state.to_move == player else min(values)
+    """Expectiminimax with the quiescence search at depth 0."""
+
+    def quiesce(leaf: State) -> float:
+        return quiescence_reference(leaf, player, evaluate, qdepth, draw)
+
+    return expectiminimax(state, depth, player, evaluate, draw, quiesce)
 
 
 # SPEC §7's scoring as written (a draw is 0, no answer at the horizon): the
@@ -470,29 +468,17 @@ def threatened(state: State, player: int) -> bool:
 
 
 def expectiminimax_reply(
-    state: State, depth: int, player: int, evaluate: object, draw: float, answered: bool = False
+    state: State, depth: int, player: int, evaluate: object, draw: float
 ) -> float:
     """Expectiminimax where, at depth 0 with no piece face down, an opponent to move with
     a piece under threat plays one more ply (its children evaluated as they stand)."""
-    result = outcome(state)
-    if result is not None:
-        if result.winner is None:
-            return draw
-        return WIN + depth if result.winner == player else -(WIN + depth)
-    if depth == 0:
-        if answered or state.face_down_mask or state.to_move == player:
-            return evaluate(state)  # type: ignore[operator, no-any-return]
-        if not threatened(state, player):
-            return evaluate(state)  # type: ignore[operator, no-any-return]
-        depth, answered = 1, True
-    values = [
-        sum(
-            p * expectiminimax_reply(child, depth - 1, player, evaluate, draw, answered)
-            for p, child in transitions(state, a)
-        )
-        for a in legal_actions(state)
-    ]
-    return max(values) if state.to_move == player else min(values)
+
+    def answer(leaf: State) -> float:
+        if leaf.face_down_mask or leaf.to_move == player or not threatened(leaf, player):
+            return evaluate(leaf)  # type: ignore[operator, no-any-return]
+        return expectiminimax(leaf, 1, player, evaluate, draw)
+
+    return expectiminimax(state, depth, player, evaluate, draw, answer)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
