@@ -1,0 +1,55 @@
+"""Smoke test of ``benchmarks/endgames.py``: the endgames it collects from game files are
+the drawn, fully face-up, unequal ones, and an endgame is played to its end."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from jungle_agents.arena import load_games, play_match, replay
+from jungle_core import DARK, from_fen
+
+SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "endgames.py"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("endgames_bench", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["endgames_bench"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_endgames_are_the_drawn_face_up_unequal_final_positions(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    path = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 20, 3, 1, out=path)
+    found = bench.drawn_endgames([path])
+    _, games = load_games(path)
+    want = set()
+    for game in games:
+        last = replay(game.record)[-1]
+        counts = bench.piece_counts(last)
+        if game.record.winner is None and not last.face_down_mask and counts[0] != counts[1]:
+            want.add((bench.to_fen(last), int(counts[1] > counts[0])))
+    assert found == sorted(want) and found, "the seed should give some drawn endgames"
+    for fen, side in found:
+        counts = bench.piece_counts(from_fen(fen, DARK))
+        assert counts[side] > counts[1 - side]
+    won, drawn, lost = bench.conversion("minimax:depth=1", found[:2], "greedy", 1)
+    assert won + drawn + lost == len(found[:2])
+
+
+def test_an_endgame_is_played_to_its_end(bench: ModuleType) -> None:
+    # player 0's Elephant next to player 1's last piece: won at once
+    assert bench.play_endgame("8/8/8/8/8/8/Ew6 0 0 9 - -", 0, "minimax:depth=1", "greedy", 0) == 1
+    # player 1's Rat against player 0's Elephant alone: the Rat side is the one behind
+    assert bench.play_endgame("8/8/8/8/8/8/Er6 1 0 9 - -", 1, "random", "random", 0) in (0, 0.5, 1)
+    assert bench.main(["--games", "/nonexistent/*.jsonl", "random"]) == 0
