@@ -3,8 +3,6 @@ the drawn, fully face-up, unequal ones, and an endgame is played to its end."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -12,18 +10,12 @@ import pytest
 
 from jungle_agents.arena import load_games, play_match, replay
 from jungle_core import DARK, from_fen
-
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "endgames.py"
+from tests._scripts import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("endgames_bench", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["endgames_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("endgames")
 
 
 def test_endgames_are_the_drawn_face_up_unequal_final_positions(

@@ -7,9 +7,6 @@ picks legal actions, each about equally often.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import jax
@@ -17,17 +14,12 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "jax_speed.py"
+from tests._scripts import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("jax_speed", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["jax_speed"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("jax_speed")
 
 
 def test_the_benchmark_runs_with_a_tiny_budget(
