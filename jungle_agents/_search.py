@@ -454,9 +454,7 @@ class Searcher:
             return self._value_classic(state, depth, alpha, beta)
         result = outcome(state)
         if result is not None:
-            if result.winner is None:
-                return self._draw
-            return WIN + depth if result.winner == self.player else -WIN - depth
+            return self._score(result, depth)
         if depth == 0:
             if self.config.quiescence:
                 return self._quiesce(state, alpha, beta, self.config.qdepth)
@@ -673,12 +671,7 @@ class Searcher:
         if rules.ply_limit and state.ply + plies >= rules.ply_limit:
             return False
         mask = state.face_down_mask
-        board = state.board
-        counts = [(mask & 0xFF).bit_count(), (mask >> 8).bit_count()]
-        for c in board:
-            if 0 < c < 17:
-                counts[(c - 1) >> 3] += 1
-        if min(counts) <= plies:
+        if min(self._piece_counts(state.board, mask)) <= plies:
             return False
         # a legal reveal stays available while enough face-down pieces remain
         if self._reveal_any:
