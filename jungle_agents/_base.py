@@ -1,13 +1,17 @@
 """The agent protocol, and the registry that builds agents from spec strings.
 
 An agent spec is ``name`` or ``name:key=value,key=value`` (e.g. ``minimax:depth=3,tt=0``).
-Every agent kind registers a factory with the parameters it accepts; later packages (the
-learned agents of :mod:`jungle_train`) register theirs into the same registry with
-:func:`register_agent`, so the arena and the ``jungle`` command can play them by name.
+Every agent kind registers a factory with the parameters it accepts. Other packages add
+kinds without this package importing them: a distribution declares an entry point in the
+group ``jungle.agents`` naming a function that calls :func:`register_agent` (the learned
+agents of :mod:`jungle_train` come in this way); the registry loads every such entry point
+the first time it is asked for a kind, in every process (arena workers included).
 """
 
 from __future__ import annotations
 
+import importlib.metadata
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Protocol, runtime_checkable
 
@@ -121,6 +125,26 @@ class _Kind:
 
 
 _REGISTRY: dict[str, _Kind] = {}
+ENTRY_POINT_GROUP = "jungle.agents"
+_plugins_loaded = False
+
+
+def _load_plugins() -> None:
+    """Load every ``jungle.agents`` entry point once per process (see the module
+    docstring); one that fails to load is reported as a warning, not fatal."""
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            entry.load()()
+        except Exception as error:
+            warnings.warn(
+                f"agent plugin {entry.name!r} ({entry.value}) failed to load: "
+                f"{type(error).__name__}: {error}",
+                stacklevel=2,
+            )
 
 
 def register_agent(
@@ -161,6 +185,7 @@ def agent_kinds() -> tuple[str, ...]:
     >>> {"random", "greedy", "minimax"} <= set(agent_kinds())
     True
     """
+    _load_plugins()
     return tuple(sorted(_REGISTRY))
 
 
@@ -230,6 +255,7 @@ def make_agent(spec: str, rules: Rules) -> Agent:
     jungle_agents._base.AgentSpecError: greedy takes no parameter 'depth' ...
     """
     name, raw = parse_spec(spec)
+    _load_plugins()
     kind = _REGISTRY.get(name)
     if kind is None:
         raise AgentSpecError(

@@ -1,0 +1,216 @@
+"""One training loop around every learner: checkpoints, metrics, evaluation, resume.
+
+A learner implements :class:`Trainer` (its own state and update; the DQN's is a jitted
+JAX loop, tabular and approximate Q run on the pure core). :func:`run_training` drives it
+in chunks of steps and, after each chunk:
+
+1. appends the chunk's metrics to ``OUT/metrics.jsonl`` (:mod:`jungle_train._metrics`);
+2. every ``eval_every`` steps, writes the playing checkpoint ``OUT/agent.npz`` and plays
+   evaluation games against each opponent spec through the arena's game loop (the
+   learner plays exactly as ``make_agent("<kind>:path=OUT/agent.npz")`` would), and logs
+   the scores;
+3. writes the whole run state to ``OUT/run.npz`` atomically (a resumable checkpoint).
+
+``resume=True`` continues from ``OUT/run.npz`` (refused if it was written by another
+kind of learner or another config) and drops the metrics lines of steps after it, so a
+run killed at any moment (SIGKILL included) resumes from its last checkpoint and ends at
+the same step count with a parseable metrics file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from jungle_agents import Agent, make_agent
+from jungle_agents.arena import game_seed, play_game
+from jungle_core import DARK, Rules
+from jungle_train._checkpoint import atomic_write
+from jungle_train._config import config_to_json
+from jungle_train._errors import CheckpointError
+from jungle_train._metrics import MetricsLog, read_metrics
+
+__all__ = ["Progress", "Trainer", "evaluate", "run_training"]
+
+RUN_FILE = "run.npz"
+AGENT_FILE = "agent.npz"
+METRICS_FILE = "metrics.jsonl"
+
+
+class Trainer(Protocol):
+    """What :func:`run_training` needs of a learner."""
+
+    kind: str
+    """The agent kind its checkpoints play as (``"dqn"``, ``"qlearn"``, ``"approxq"``)."""
+    config: Any
+    """The learner's frozen config dataclass."""
+
+    def init(self, seed: int) -> Any:
+        """A fresh run state for ``seed``."""
+        ...
+
+    def advance(self, state: Any, steps: int) -> tuple[Any, dict[str, Any]]:
+        """Train for about ``steps`` environment steps (at least one); the new state and
+        the metrics of this chunk (plain floats)."""
+        ...
+
+    def steps_done(self, state: Any) -> int:
+        """Environment steps trained so far."""
+        ...
+
+    def save(self, state: Any, path: str) -> None:
+        """Write the whole run state (resumable) with :func:`save_checkpoint`."""
+        ...
+
+    def load(self, path: str) -> Any:
+        """Read a run state :meth:`save` wrote; :class:`CheckpointError` when it is not
+        this learner's with this config."""
+        ...
+
+    def save_agent(self, state: Any, path: str) -> None:
+        """Write the playing checkpoint (what ``make_agent("<kind>:path=...")`` loads)."""
+        ...
+
+    def agent(self, path: str) -> Agent:
+        """The playing agent of a checkpoint :meth:`save_agent` wrote."""
+        ...
+
+
+Progress = Callable[[int, int, dict[str, Any]], None]
+"""``progress(steps done, steps in all, the latest metrics line)``."""
+
+
+def evaluate(
+    agent: Agent,
+    opponent: str,
+    games: int,
+    *,
+    rules: Rules = DARK,
+    seed: int = 0,
+) -> dict[str, float]:
+    """Play ``games`` games of ``agent`` against the agent spec ``opponent`` (half with
+    each first, seeded as the arena seeds a match) in this process; the agent's
+    ``score`` (wins + draws / 2) / games, and ``wins``, ``draws``, ``losses``.
+
+    >>> from jungle_core import DARK
+    >>> r = evaluate(make_agent("greedy", DARK), "random", 2)
+    >>> r["wins"] + r["draws"] + r["losses"]
+    2.0
+    """
+    other = make_agent(opponent, rules)
+    wins = draws = losses = 0
+    for index in range(games):
+        first = index % 2 == 0
+        players = (agent, other) if first else (other, agent)
+        record = play_game(rules, *players, game_seed(seed, agent.name, opponent, index))
+        me = 0 if first else 1
+        if record.winner is None:
+            draws += 1
+        elif record.winner == me:
+            wins += 1
+        else:
+            losses += 1
+    return {
+        "score": (wins + draws / 2) / games,
+        "wins": float(wins),
+        "draws": float(draws),
+        "losses": float(losses),
+    }
+
+
+def run_training(
+    trainer: Trainer,
+    out: str | os.PathLike[str],
+    *,
+    steps: int,
+    seed: int = 0,
+    resume: bool = False,
+    chunk_steps: int = 10_000,
+    eval_every: int = 0,
+    eval_games: int = 20,
+    eval_opponents: Sequence[str] = ("random", "greedy"),
+    progress: Progress | None = None,
+) -> Any:
+    """Train ``trainer`` to ``steps`` environment steps, writing into folder ``out``
+    (see the module docstring); returns the final run state.
+
+    Without ``resume``, an ``out`` that already holds a run is refused (so a run is
+    never overwritten by mistake). ``eval_every=0`` evaluates only at the end.
+    """
+    folder = Path(out)
+    run_path = folder / RUN_FILE
+    if steps < 1:
+        raise ValueError(f"steps must be >= 1, not {steps}")
+    if run_path.exists() and not resume:
+        raise CheckpointError(
+            f"{run_path}: a run is already there; pass resume (--resume) to continue it, "
+            "or choose another output folder"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    config_json = config_to_json(trainer.config)
+    header = {"kind": trainer.kind, "seed": seed, "config": config_json}
+    atomic_write(folder / "config.json", (json.dumps(header, indent=1) + "\n").encode())
+    log = MetricsLog(folder / METRICS_FILE)
+    if resume and run_path.exists():
+        state = trainer.load(str(run_path))
+        log.truncate_after(trainer.steps_done(state))
+    else:
+        state = trainer.init(seed)
+        log.truncate_after(-1)
+    done = trainer.steps_done(state)
+    elapsed = _last_time(folder / METRICS_FILE)
+    next_eval = (done // eval_every + 1) * eval_every if eval_every > 0 else steps
+    try:
+        while done < steps:
+            start = time.perf_counter()
+            state, metrics = trainer.advance(state, min(chunk_steps, steps - done))
+            new_done = trainer.steps_done(state)
+            seconds = time.perf_counter() - start
+            elapsed += seconds
+            line: dict[str, Any] = {
+                "step": new_done,
+                "time": round(elapsed, 3),
+                "steps_per_second": (new_done - done) / max(seconds, 1e-9),
+                **metrics,
+            }
+            done = new_done
+            if done >= next_eval or done >= steps:
+                agent_path = folder / AGENT_FILE
+                trainer.save_agent(state, str(agent_path))
+                agent = trainer.agent(str(agent_path))
+                line["eval"] = {
+                    opp: evaluate(agent, opp, eval_games, seed=done)["score"]
+                    for opp in eval_opponents
+                }
+                while next_eval <= done:
+                    next_eval += eval_every if eval_every > 0 else steps
+            log.append(line)
+            trainer.save(state, str(run_path))
+            if progress is not None:
+                progress(done, steps, line)
+    finally:
+        log.close()
+    return state
+
+
+def _last_time(path: Path) -> float:
+    lines = read_metrics(path)
+    return float(lines[-1].get("time", 0.0)) if lines else 0.0
+
+
+def steps_per_second(lines: Sequence[dict[str, Any]]) -> float:
+    """Mean environment steps per second over metrics lines.
+
+    >>> steps_per_second([{"step": 0, "time": 0.0}, {"step": 100, "time": 2.0}])
+    50.0
+    """
+    if len(lines) < 2:
+        return float("nan")
+    dt = float(lines[-1]["time"]) - float(lines[0]["time"])
+    return float(np.float64(lines[-1]["step"] - lines[0]["step"]) / max(dt, 1e-9))
