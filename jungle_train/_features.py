@@ -44,7 +44,7 @@ for adjacent pieces, to [0, 1].
 >>> s = from_fen("e7/8/8/8/8/8/Ew6 0 0 0 - -")     # E a1 can take w b1
 >>> actions, phi = action_features(s)
 >>> phi.shape, bool(((phi >= 0) & (phi <= 1)).all())
-((3, 16), True)
+((2, 16), True)
 >>> take = actions.index(parse_action(s, "a1xb1"))
 >>> phi[take, :2].tolist()                            # after the capture: 1 own, 1 enemy
 [0.0625, 0.0625]

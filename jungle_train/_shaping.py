@@ -238,7 +238,7 @@ def expected_ply_reward(state: State, action: int, player: int | None = None) ->
     only outcome when it has none), for ``player`` (default: the player to move).
 
     >>> from jungle_core import new_game
-    >>> expected_ply_reward(new_game(), 0)   # a reveal at the start: only the step cost
+    >>> round(expected_ply_reward(new_game(), 0), 9)   # a reveal at the start: the step cost
     -0.1
     """
     me = state.to_move if player is None else player
