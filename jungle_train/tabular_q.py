@@ -159,21 +159,32 @@ def _table_arrays(table: Table, dtype: Any, prefix: str = "") -> dict[str, np.nd
     }
 
 
-def _table_from(
-    arrays: Mapping[str, np.ndarray[Any, Any]], rules: Rules, where: str, prefix: str = ""
-) -> Table:
+def _entries(
+    arrays: Mapping[str, np.ndarray[Any, Any]], where: str, prefix: str = ""
+) -> dict[str, dict[int, float]]:
+    """A checkpoint's table keyed by position strings."""
     try:
-        fens = arrays[f"{prefix}fens"]
+        fens = [f.decode() for f in arrays[f"{prefix}fens"].tolist()]
         index = arrays[f"{prefix}entry_state"].tolist()
         actions = arrays[f"{prefix}entry_action"].tolist()
         values = arrays[f"{prefix}entry_value"].astype(np.float64).tolist()
-        keys = [from_fen(f.decode(), rules) for f in fens.tolist()]
-        table: Table = {}
+        table: dict[str, dict[int, float]] = {}
         for i, a, v in zip(index, actions, values, strict=True):
-            table.setdefault(keys[i], {})[a] = v
-    except (KeyError, ValueError, IndexError) as error:
+            table.setdefault(fens[i], {})[a] = v
+    except (KeyError, ValueError, IndexError, UnicodeDecodeError) as error:
         raise CheckpointError(f"{where}: not a Q-table checkpoint ({error})") from None
     return table
+
+
+def _table_from(
+    arrays: Mapping[str, np.ndarray[Any, Any]], rules: Rules, where: str, prefix: str = ""
+) -> Table:
+    """A checkpoint's table keyed by states (each position string checked by ``from_fen``)."""
+    entries = _entries(arrays, where, prefix)
+    try:
+        return {from_fen(fen, rules): entry for fen, entry in entries.items()}
+    except ValueError as error:
+        raise CheckpointError(f"{where}: a bad position in the Q-table ({error})") from None
 
 
 @dataclasses.dataclass
@@ -344,15 +355,20 @@ class QTableAgent:
                 f"`jungle train qlearn --out DIR` and copy DIR/agent.npz to {SHIPPED}"
             )
         ckpt = load_checkpoint(where, kind=KIND)
-        self.table = _table_from(ckpt.arrays, rules, str(where))
+        self.table = _entries(ckpt.arrays, str(where))
+        """The table keyed by the position strings of :func:`table_key` (looked up per
+        decision, so loading a large table builds no states)."""
         self.rules = rules
         self.epsilon = float(epsilon)
         self.name = KIND if not path else f"{KIND}:path={path}"
-        self._values = _Values()
 
     def action_values(self, state: State) -> dict[int, float]:
-        """Q of every legal action."""
-        return self._values.of(self.table, state)[1]
+        """Q of every legal action: the table's entry, else the immediate expected reward."""
+        entry = self.table.get(to_fen(table_key(state)), {})
+        return {
+            a: entry[a] if a in entry else expected_ply_reward(state, a)
+            for a in legal_actions(state)
+        }
 
     def act(self, state: State, rng: np.random.Generator) -> int:
         """The greedy legal action (ε-greedy when ``epsilon > 0``)."""

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jungle_core import DARK, from_fen, legal_actions, new_game, outcome, step
+from jungle_core import DARK, from_fen, legal_actions, new_game, outcome, step, to_fen
 from jungle_train import tabular_q
 from jungle_train._errors import CheckpointError, ConfigError
 from jungle_train._metrics import read_metrics
@@ -151,8 +151,17 @@ def test_agent_plays_legal_actions(tmp_path: Path) -> None:
     agent = QTableAgent(DARK, path, epsilon=0.2)
     assert agent.name == f"qlearn:path={path}"
     assert agent.table == {
-        k: {a: float(np.float32(v)) for a, v in e.items()} for k, e in run.table.items()
+        to_fen(k): {a: float(np.float32(v)) for a, v in e.items()} for k, e in run.table.items()
     }
+    # a trained state plays its table's best action; Q of unseen actions is the prior
+    key, entry = next(iter(run.table.items()))
+    values = agent.action_values(key)
+    assert all(values[a] == pytest.approx(v, rel=1e-6) for a, v in entry.items())
+    assert all(
+        values[a] == pytest.approx(expected_ply_reward(key, a))
+        for a in legal_actions(key)
+        if a not in entry
+    )
     rng = np.random.default_rng(0)
     s = new_game()
     while outcome(s) is None and s.ply < 60:
