@@ -5,7 +5,8 @@ a module of its own. Each sub-command is a function that tests call directly.
 
 Sub-commands: ``demo`` (one random game), ``perft``, ``show``, ``agents`` (the agent
 kinds and their parameters), ``match``, ``tournament``, ``play`` (a human against an
-agent), ``replay``.
+agent), ``replay``; the training commands ``train``, ``plot`` and ``ablate`` live in
+:mod:`jungle_cli._train`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from jungle_agents.arena import (
 )
 from jungle_cli._play import PlaySession, load_any_record, parse_clock, replay_session
 from jungle_cli._progress import ProgressBar
+from jungle_cli._train import add_train_parsers
 
 __all__ = ["build_parser", "main", "play_random_game", "split_agent_specs"]
 
@@ -291,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="step with Enter even when input is not a terminal",
     )
     rep.set_defaults(func=_cmd_replay)
+    add_train_parsers(sub)
     return parser
 
 

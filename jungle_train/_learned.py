@@ -1,0 +1,112 @@
+"""The learned agents as players: checkpoints in, legal actions out, numpy only.
+
+These classes are what ``make_agent("dqn", DARK)`` (and ``qlearn``, ``approxq``) build;
+they import neither JAX nor the trainers, so arena worker processes load them quickly.
+``path=""`` plays the checkpoint shipped in ``jungle_train/checkpoints/``; any other path
+plays that checkpoint (a file written by ``jungle train ... --out DIR``: ``DIR/agent.npz``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from jungle_core import Rules, State, legal_action_mask, observation
+from jungle_train._checkpoint import load_checkpoint
+from jungle_train._errors import CheckpointError
+
+__all__ = ["SHIPPED", "DQNAgent", "network_numpy", "shipped_checkpoint"]
+
+SHIPPED = Path(__file__).parent / "checkpoints"
+"""The folder of the shipped checkpoints (``dqn.npz``, ``qlearn.npz``, ``approxq.npz``)."""
+
+
+def shipped_checkpoint(kind: str) -> str:
+    """The path of the shipped checkpoint of ``kind``; :class:`CheckpointError` (saying
+    which command makes it) when it is missing.
+
+    >>> shipped_checkpoint("dqn").endswith("dqn.npz")
+    True
+    """
+    path = SHIPPED / f"{kind}.npz"
+    if not path.exists():
+        raise CheckpointError(
+            f"{path}: no shipped {kind} checkpoint; make one with "
+            f"`jungle train {kind} --out DIR` and pass path=DIR/agent.npz"
+        )
+    return str(path)
+
+
+def network_numpy(params: dict[str, Any], x: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """The DQN's MLP forward pass in numpy (ReLU hidden layers, no dropout):
+    ``float32[..., obs]`` → ``float32[..., 280]``. ``params`` is flax's
+    ``{"Dense_0": {"kernel", "bias"}, ...}``; equal to ``jungle_train.dqn.QNetwork``.
+
+    >>> p = {"Dense_0": {"kernel": np.eye(2, dtype=np.float32), "bias": np.zeros(2, np.float32)},
+    ...      "Dense_1": {"kernel": np.ones((2, 1), np.float32), "bias": np.ones(1, np.float32)}}
+    >>> network_numpy(p, np.array([1.0, -2.0], np.float32)).tolist()
+    [2.0]
+    """
+    layers = sorted(params, key=lambda name: int(name.rsplit("_", 1)[-1]))
+    h = np.asarray(x, np.float32)
+    for i, name in enumerate(layers):
+        h = h @ params[name]["kernel"] + params[name]["bias"]
+        if i < len(layers) - 1:
+            h = np.maximum(h, 0.0)
+    return h
+
+
+class DQNAgent:
+    """Plays the masked argmax of a DQN checkpoint's action values (SPEC §7), with
+    probability ``epsilon`` a uniformly random legal action instead.
+
+    >>> import numpy as np
+    >>> from jungle_core import DARK, new_game, legal_actions
+    >>> agent = DQNAgent(DARK)
+    >>> agent.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
+    True
+    """
+
+    def __init__(self, rules: Rules, path: str = "", epsilon: float = 0.0) -> None:
+        if not rules.is_dark:
+            raise ValueError(f"the DQN agent plays DARK rules, not {rules.name}")
+        if not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"epsilon must be in [0, 1], not {epsilon!r}")
+        source = path or shipped_checkpoint("dqn")
+        ckpt = load_checkpoint(source, kind="dqn")
+        self.rules = rules
+        self.epsilon = epsilon
+        self.name = "dqn" if not path else f"dqn:path={path}"
+        self.config = dict(ckpt.config)
+        self.step = ckpt.step
+        params: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
+        for key, value in ckpt.arrays.items():
+            parts = key.split("/")
+            if len(parts) != 3 or parts[0] != "params":
+                raise CheckpointError(f"{source}: unexpected array {key!r} in a DQN agent checkpoint")
+            params.setdefault(parts[1], {})[parts[2]] = value.astype(np.float32)
+        self.params = params
+        self.clock = self.config.get("observation") == "spec+clock"
+        inputs = params[min(params, key=lambda n: int(n.rsplit("_", 1)[-1]))]["kernel"].shape[0]
+        if inputs != 336 + int(self.clock):
+            raise CheckpointError(f"{source}: the network takes {inputs} inputs, not {336 + int(self.clock)}")
+
+    def q_values(self, state: State) -> np.ndarray[Any, Any]:
+        """``float32[280]``: the network's action values for the player to move."""
+        obs = observation(state).reshape(-1)
+        if self.clock:
+            clock = np.float32(state.plies_since_removal / state.rules.no_removal_limit)
+            obs = np.concatenate([obs, np.array([clock], np.float32)])
+        values: np.ndarray[Any, Any] = network_numpy(self.params, obs)
+        return values
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        """The legal action with the highest value (or, with ``epsilon``, at random)."""
+        legal = legal_action_mask(state)
+        if self.epsilon > 0 and rng.random() < self.epsilon:
+            choices = np.flatnonzero(legal)
+            return int(choices[int(rng.integers(len(choices)))])
+        q = np.where(legal, self.q_values(state), -np.inf)
+        return int(np.argmax(q))

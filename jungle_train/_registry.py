@@ -1,0 +1,45 @@
+"""The learned agents' entries in the agent registry, loaded through the ``jungle.agents``
+entry points (``pyproject.toml``), so :mod:`jungle_agents` finds them without importing
+this package: ``make_agent("dqn", DARK)`` plays the shipped checkpoint,
+``make_agent("dqn:path=runs/dqn/agent.npz", DARK)`` another; the same for ``qlearn`` and
+``approxq``. Each kind is its own entry point, so one that fails to load leaves the
+others working.
+
+>>> from jungle_agents import agent_kinds
+>>> {"dqn", "qlearn", "approxq"} <= set(agent_kinds())
+True
+"""
+
+from __future__ import annotations
+
+from jungle_agents import Param, register_agent
+
+__all__ = ["register_approxq", "register_dqn", "register_qlearn"]
+
+
+def _params(kind: str) -> dict[str, Param]:
+    return {
+        "path": Param(str, "", f"checkpoint file (default: the shipped {kind}.npz)"),
+        "epsilon": Param(float, 0.0, "probability of a uniformly random legal action instead"),
+    }
+
+
+def register_dqn() -> None:
+    """Register ``dqn``: the masked argmax of a DQN checkpoint (SPEC §7)."""
+    from jungle_train._learned import DQNAgent
+
+    register_agent("dqn", DQNAgent, _params("dqn"), "DQN (SPEC §7): masked argmax of a trained network", replace=True)
+
+
+def register_qlearn() -> None:
+    """Register ``qlearn``: the greedy action of a tabular Q checkpoint (SPEC §7)."""
+    from jungle_train.tabular_q import QTableAgent
+
+    register_agent("qlearn", QTableAgent, _params("qlearn"), "tabular Q-learning (SPEC §7)", replace=True)
+
+
+def register_approxq() -> None:
+    """Register ``approxq``: the greedy action of a linear Q checkpoint (SPEC §7)."""
+    from jungle_train.approx_q import ApproxQAgent
+
+    register_agent("approxq", ApproxQAgent, _params("approxq"), "approximate Q-learning, 16 features (SPEC §7)", replace=True)

@@ -1,0 +1,65 @@
+"""The learners by kind, for ``jungle train`` and the ablations: their config classes,
+named configs, and trainers.
+
+Each kind's module is imported only when that kind is asked for (the DQN brings JAX).
+
+>>> cls, named = config_class("dqn")
+>>> cls.__name__, sorted(named)
+('Config', ['cpu', 'spec'])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from typing import Any
+
+from jungle_train._config import load_config
+from jungle_train._errors import ConfigError
+from jungle_train._run import Trainer
+
+__all__ = ["KINDS", "config_class", "make_trainer", "resolve_config"]
+
+KINDS = {"dqn": "jungle_train.dqn", "qlearn": "jungle_train.tabular_q", "approxq": "jungle_train.approx_q"}
+"""Learner kind → its module (each has ``Config``, optional ``CONFIGS`` and a trainer)."""
+
+_TRAINER_CLASS = {"dqn": "DQNTrainer", "qlearn": "QLearner", "approxq": "ApproxQLearner"}
+
+
+def _module(kind: str) -> Any:
+    if kind not in KINDS:
+        raise ConfigError(f"unknown learner {kind!r}; valid: {', '.join(KINDS)}")
+    return importlib.import_module(KINDS[kind])
+
+
+def config_class(kind: str) -> tuple[type[Any], dict[str, Any]]:
+    """The config class of ``kind`` and its named configs (``{"spec": ..., "cpu": ...}``
+    for the DQN; a kind without named configs has ``{"default": Config()}``)."""
+    module = _module(kind)
+    named = dict(getattr(module, "CONFIGS", {"default": module.Config()}))
+    return module.Config, named
+
+
+def resolve_config(kind: str, config: str | None, steps: int | None) -> Any:
+    """The config of a run: a named config (``spec``, ``cpu``, ...) or a ``.json`` /
+    ``.toml`` file of fields (others keep the class defaults; default: the kind's first
+    named config), with ``total_steps`` set to ``steps`` when given and the config has it."""
+    cls, named = config_class(kind)
+    if config is None:
+        chosen = next(iter(named.values())) if "cpu" not in named else named["cpu"]
+    elif config in named:
+        chosen = named[config]
+    else:
+        chosen = load_config(cls, config)
+    if steps is not None and any(f.name == "total_steps" for f in dataclasses.fields(chosen)):
+        try:
+            chosen = dataclasses.replace(chosen, total_steps=steps)
+        except ValueError as error:
+            raise ConfigError(f"--steps {steps}: {error}") from None
+    return chosen
+
+
+def make_trainer(kind: str, config: Any) -> Trainer:
+    """The trainer of ``kind`` for ``config``."""
+    trainer: Trainer = getattr(_module(kind), _TRAINER_CLASS[kind])(config)
+    return trainer

@@ -1,0 +1,908 @@
+"""DQN on the JAX core: thousands of DARK games at once, the whole loop jitted.
+
+In the style of PureJaxRL / CleanRL, in one module: :class:`Config` (a frozen, typed
+dataclass; derived values are properties) and :func:`make_train` ``(config) -> train(key)``,
+where ``train`` is a pure function whose whole loop is jitted and scanned::
+
+    round = rollout of `rollout_length` iterations over `num_envs` games
+              (each iteration: the learner acts in every game, the opponent replies
+               inside the same step, finished games reset, the learner's transition
+               is kept)
+            -> add the [num_envs, rollout_length] block to the prioritised replay
+            -> `updates_per_rollout` updates (sample, double-DQN n-step loss, Adam),
+               target sync and self-play snapshot on their periods
+    train(key) = init(key), then `num_rounds` rounds in a `lax.scan`; the metrics of each
+                 round are the only thing that leaves the device.
+
+:class:`DQNTrainer` runs the same rounds in chunks for ``jungle train dqn`` (checkpoints,
+metrics file, evaluation through the arena, resume after a kill); chunked and in-one-go
+runs of the same key give the same network.
+
+**Configs.** :data:`SPEC_CONFIG` is SPEC §7's DQN exactly: the 336-float observation,
+MLP 512-512-512 with dropout 0.2, masked argmax, Adam 1e-4, γ 0.99, batch 64, Huber,
+gradient clip 1.0, double DQN with a target network, prioritised replay ((|δ|+ε)^α, β
+0.4 → 1.0), its rewards (reveal +0.1, plain move +0.05, capture +0.2·rank, own piece
+removed −0.3, ±10 / 0) and its two-phase curriculum (the first 40 % explores with the
+Greedy heuristic's action, ε 0.9 → 0.02; then uniformly random, ε 0.5 → 0.02; the target
+synced more often in phase 1), against random opponents. :data:`CPU_CONFIG` is what
+learns best in 30 minutes on a 2-core CPU (see ``notes`` in the README): SPEC's rewards
+pay for stalling until the 100-ply draw (``../shared/notes/dqn-calibration.md``), so it
+pays for material (±0.2·rank taken / lost), charges a draw (contempt) and each decision,
+shows the network the no-removal clock, uses n-step returns, a smaller network without
+dropout, larger batches, and trains against a greedy-heavy mix of opponents.
+
+**Learner and opponent.** Each game has a learner seat (alternating from game to game,
+so the learner plays first in half) and an opponent fixed by its slot in the batch: the
+opponent mix (:func:`jungle_train._opponents.parse_mix`) is realised as contiguous slots
+(e.g. 25 % greedy = the first quarter of the games), so the costly Greedy runs only on
+its slots. Opponents: uniform random; SPEC §7's Greedy (:mod:`jungle_train._jax_greedy`,
+equal to the pure agent); self-play against a frozen copy of the network (masked
+argmax), refreshed every ``self_play_period`` updates. A transition is the learner's
+decision: its observation, its action, the reward over its ply and the opponent's reply
+(from the learner's side), and whether the game ended; the next observation is the
+learner's next decision in the same game.
+
+**Replay.** flashbax's prioritised trajectory buffer (the field's replay inside jit)
+holds compact positions (``board int8[56]``, face-down mask, clock, legal mask) in
+``[num_envs, time]`` order; sampling sequences of ``n_step + 1`` gives n-step returns
+(cut at the end of a game). Observations are computed when sampled (``JaxEnv.observe``
+reads only the position). Importance weights ``(N·P)^−β`` normalised by the batch's
+largest; new priorities ``|δ| + ε`` (flashbax applies the exponent α).
+
+**Loss.** ``rlax.double_q_learning`` on the n-step return with the target network's
+value of the online network's masked argmax, ``rlax.huber_loss``, weighted by the
+importance weights; ``optax`` clip-by-global-norm then Adam.
+
+**Randomness.** Every key is split and used once. Per iteration one ``jax.random.bits``
+call gives a few 32-bit words per game; exploration coins, uniform legal actions and
+Greedy's tie-breaks are integer hashes of those words (:mod:`jungle_train._sampling`):
+``jax.random`` over ``[B, 280]`` costs more than a DARK step on a CPU.
+
+**Devices.** The batch of games (environment states, and the replay's leading axis) is
+sharded over every local device with ``jax.sharding`` (a 1-D mesh named ``"games"``);
+parameters and optimiser state are replicated, so one CPU, one GPU or eight run the same
+code. Across hosts, JAX's own runtime does it: call ``jax.distributed.initialize()`` on
+every host before building the trainer, and the mesh spans ``jax.devices()`` of all hosts
+(each process then holds its own games; see the README section "DQN on many devices").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from typing import Any, NamedTuple
+
+import flashbax
+import flax.traverse_util
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import rlax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from jungle_core import DARK, Rules
+from jungle_core.jax_env import JaxEnv, JaxState, make
+from jungle_train._checkpoint import load_checkpoint, save_checkpoint
+from jungle_train._config import config_to_json
+from jungle_train._errors import CheckpointError
+from jungle_train._jax_greedy import JaxGreedy
+from jungle_train._learned import DQNAgent
+from jungle_train._opponents import parse_mix
+from jungle_train._sampling import best_action, coin, uniform_legal
+
+__all__ = [
+    "CPU_CONFIG",
+    "SPEC_CONFIG",
+    "Config",
+    "DQNTrainer",
+    "QNetwork",
+    "make_train",
+]
+
+KIND = "dqn"
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """A DQN run. Defaults are SPEC §7's (:data:`SPEC_CONFIG`)."""
+
+    total_steps: int = 20_000_000
+    """Learner decisions to train for, over all games (sets the schedules' length)."""
+    num_envs: int = 1024
+    """Games played side by side (sharded over the local devices)."""
+    rollout_length: int = 1
+    """Iterations (one learner decision per game each) per round of updates."""
+    updates_per_rollout: int = 16
+    """Gradient updates per round (replay ratio = updates × batch / (envs × rollout))."""
+    hidden: tuple[int, ...] = (512, 512, 512)
+    """Widths of the MLP's hidden layers (ReLU)."""
+    dropout: float = 0.2
+    """Dropout rate after each hidden layer, in training updates only."""
+    observation: str = "spec"
+    """``"spec"``: SPEC §6's 336 floats; ``"spec+clock"``: plus plies since a removal / 100."""
+    learning_rate: float = 1e-4
+    """Adam's learning rate."""
+    gamma: float = 0.99
+    """Discount per learner decision."""
+    n_step: int = 1
+    """Steps of the return before bootstrapping (1 = SPEC's one-step DQN)."""
+    batch_size: int = 64
+    """Transitions per gradient update."""
+    grad_clip: float = 1.0
+    """Global gradient-norm clip."""
+    huber_delta: float = 1.0
+    """Huber loss's delta."""
+    buffer_size: int = 262_144
+    """Replay capacity in transitions (a multiple of ``num_envs``)."""
+    min_buffer: int = 16_384
+    """Transitions stored before the first update."""
+    priority_exponent: float = 0.6
+    """α of prioritised replay: sampling ∝ (|δ| + ε)^α."""
+    priority_epsilon: float = 1e-3
+    """ε added to |δ| for the priority."""
+    beta_start: float = 0.4
+    """Importance-sampling exponent β at the start (annealed linearly)."""
+    beta_end: float = 1.0
+    """β at the end of training."""
+    reveal_reward: float = 0.1
+    """Reward for the learner revealing a piece."""
+    move_reward: float = 0.05
+    """Reward for the learner's move onto an empty square."""
+    capture_reward: float = 0.2
+    """Per rank of each opponent piece removed (in the learner's ply or the reply)."""
+    lost_piece_reward: float = -0.3
+    """Per learner piece removed."""
+    lost_rank_reward: float = 0.0
+    """Per rank of each learner piece removed."""
+    decision_reward: float = 0.0
+    """Added at every learner decision (a cost when negative)."""
+    win_reward: float = 10.0
+    """Terminal reward of a win (a loss gets its negative)."""
+    draw_reward: float = 0.0
+    """Terminal reward of a draw (negative: contempt)."""
+    phase1_fraction: float = 0.4
+    """Share of training in phase 1 (heuristic-guided exploration)."""
+    phase1_epsilon: tuple[float, ...] = (0.9, 0.02)
+    """ε at the start and end of phase 1 (linear); exploring plays Greedy's action."""
+    phase2_epsilon: tuple[float, ...] = (0.5, 0.02)
+    """ε at the start and end of phase 2 (linear); exploring plays a uniform legal action."""
+    phase1_target_period: int = 250
+    """Updates between target-network syncs in phase 1."""
+    phase2_target_period: int = 1000
+    """Updates between target-network syncs in phase 2."""
+    opponents: str = "random"
+    """Opponent mix, e.g. ``"random=0.5,greedy=0.25,self=0.25"`` (slots of the batch)."""
+    self_play_period: int = 2000
+    """Updates between refreshes of the frozen self-play copy."""
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.total_steps >= 1, "total_steps must be >= 1"),
+            (self.num_envs >= 1, "num_envs must be >= 1"),
+            (self.rollout_length >= 1, "rollout_length must be >= 1"),
+            (self.updates_per_rollout >= 0, "updates_per_rollout must be >= 0"),
+            (len(self.hidden) >= 1 and min(self.hidden) >= 1, "hidden needs widths >= 1"),
+            (0.0 <= self.dropout < 1.0, "dropout must be in [0, 1)"),
+            (self.observation in ("spec", "spec+clock"), "observation must be spec|spec+clock"),
+            (0.0 < self.gamma <= 1.0, "gamma must be in (0, 1]"),
+            (self.n_step >= 1, "n_step must be >= 1"),
+            (self.batch_size >= 1, "batch_size must be >= 1"),
+            (self.buffer_size >= self.num_envs * (self.n_step + 2), "buffer_size too small"),
+            (self.buffer_size % self.num_envs == 0, "buffer_size must be a multiple of num_envs"),
+            (len(self.phase1_epsilon) == 2, "phase1_epsilon is (start, end)"),
+            (len(self.phase2_epsilon) == 2, "phase2_epsilon is (start, end)"),
+            (0.0 <= self.phase1_fraction <= 1.0, "phase1_fraction must be in [0, 1]"),
+            (self.phase1_target_period >= 1 and self.phase2_target_period >= 1, "periods >= 1"),
+            (self.self_play_period >= 1, "self_play_period must be >= 1"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(f"DQN config: {message}")
+        parse_mix(self.opponents)
+
+    @property
+    def steps_per_round(self) -> int:
+        """Learner decisions per round: ``num_envs * rollout_length``."""
+        return self.num_envs * self.rollout_length
+
+    @property
+    def num_rounds(self) -> int:
+        """Rounds in a full run: ``total_steps / steps_per_round``, rounded up."""
+        return max(1, math.ceil(self.total_steps / self.steps_per_round))
+
+    @property
+    def observation_size(self) -> int:
+        """Inputs of the network: 336, or 337 with the clock."""
+        return 336 + (1 if self.observation == "spec+clock" else 0)
+
+    @property
+    def opponent_slots(self) -> tuple[int, int, int]:
+        """Games per opponent (random, greedy, self), in that order along the batch."""
+        weights = parse_mix(self.opponents)
+        greedy = round(weights[1] * self.num_envs)
+        self_play = round(weights[2] * self.num_envs)
+        greedy = min(greedy, self.num_envs)
+        self_play = min(self_play, self.num_envs - greedy)
+        return (self.num_envs - greedy - self_play, greedy, self_play)
+
+
+SPEC_CONFIG = Config()
+"""SPEC §7's DQN as written (reproducible; measured not to learn in 30 CPU minutes)."""
+
+CPU_CONFIG = Config(
+    total_steps=6_000_000,
+    num_envs=256,
+    rollout_length=4,
+    updates_per_rollout=2,
+    hidden=(256, 256),
+    dropout=0.0,
+    observation="spec+clock",
+    learning_rate=3e-4,
+    gamma=0.99,
+    n_step=4,
+    batch_size=512,
+    buffer_size=131_072,
+    min_buffer=8_192,
+    reveal_reward=0.0,
+    move_reward=0.0,
+    capture_reward=0.2,
+    lost_piece_reward=0.0,
+    lost_rank_reward=-0.2,
+    decision_reward=-0.02,
+    win_reward=10.0,
+    draw_reward=-5.0,
+    phase1_fraction=0.3,
+    phase1_epsilon=(0.5, 0.05),
+    phase2_epsilon=(0.2, 0.02),
+    phase1_target_period=100,
+    phase2_target_period=250,
+    opponents="random=0.25,greedy=0.5,self=0.25",
+    self_play_period=500,
+)
+"""The config of the shipped checkpoint: sized for 30 minutes on a 2-core CPU."""
+
+CONFIGS = {"spec": SPEC_CONFIG, "cpu": CPU_CONFIG}
+"""Named configs for ``jungle train dqn --config NAME``."""
+
+
+# ----------------------------------------------------------------------------- network
+
+
+class QNetwork(nn.Module):
+    """The MLP: ``float32[..., obs]`` → ``float32[..., 280]`` action values."""
+
+    hidden: tuple[int, ...]
+    dropout: float
+    num_actions: int = 280
+
+    @nn.compact
+    def __call__(self, x: jax.Array, deterministic: bool = True) -> jax.Array:
+        for width in self.hidden:
+            x = nn.relu(nn.Dense(width)(x))
+            if self.dropout > 0:
+                x = nn.Dropout(self.dropout, deterministic=deterministic)(x)
+        out: jax.Array = nn.Dense(self.num_actions)(x)
+        return out
+
+
+# ------------------------------------------------------------------------ observation
+
+
+def observe(env: JaxEnv, config: Config, state: JaxState) -> jax.Array:
+    """``float32[obs]``: the learner's input for one position (SPEC §6's 336 floats for
+    the player to move, then the clock with ``spec+clock``)."""
+    obs = env.observe(state).reshape(-1)
+    if config.observation == "spec+clock":
+        clock = state.plies_since_removal.astype(jnp.float32) / env.rules.no_removal_limit
+        obs = jnp.concatenate([obs, clock[None]])
+    return obs
+
+
+class Position(NamedTuple):
+    """A compact position as replay stores it (one game; batch axes in front)."""
+
+    board: jax.Array  # int8[56]
+    face_down_mask: jax.Array  # int32[]
+    player: jax.Array  # int32[]
+    since: jax.Array  # int32[]
+    legal: jax.Array  # bool[280]
+
+
+def _position(state: JaxState) -> Position:
+    return Position(
+        state.board,
+        state.face_down_mask,
+        state.current_player,
+        state.plies_since_removal,
+        state.legal_action_mask,
+    )
+
+
+def _state_of(position: Position) -> JaxState:
+    zero = jnp.zeros_like(position.since)
+    return JaxState(
+        board=position.board,
+        face_down_mask=position.face_down_mask,
+        current_player=position.player,
+        plies_since_removal=position.since,
+        ply=zero,
+        legal_action_mask=position.legal,
+        rewards=jnp.zeros(position.since.shape + (2,), jnp.float32),
+        terminated=jnp.zeros(position.since.shape, jnp.bool_),
+        truncated=jnp.zeros(position.since.shape, jnp.bool_),
+    )
+
+
+class Transition(NamedTuple):
+    """One learner decision, as stored in replay (batch/time axes in front)."""
+
+    position: Position
+    action: jax.Array  # int32[]
+    reward: jax.Array  # float32[]
+    done: jax.Array  # bool[]: the game ended after this decision (and the reply)
+
+
+# ---------------------------------------------------------------------------- rewards
+
+_RANKS = np.array([(i % 8) + 1 for i in range(16)], np.float32)
+
+
+def _present(state: JaxState) -> jax.Array:
+    """``int32[]``: bit ``owner*8 + rank-1`` set for every piece still in the game."""
+    b = state.board.astype(jnp.int32)
+    up = (b >= 1) & (b <= 16)
+    on_board = jnp.sum(jnp.where(up, jnp.left_shift(1, jnp.maximum(b - 1, 0)), 0))
+    return state.face_down_mask | on_board.astype(jnp.int32)
+
+
+def _removed_ranks(before: jax.Array, after: jax.Array, owner: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``(count, rank sum)`` of ``owner``'s pieces present in ``before`` but not ``after``."""
+    gone = (before & ~after) >> (owner * 8)
+    bits = ((gone >> jnp.arange(8)) & 1).astype(jnp.float32)
+    return jnp.sum(bits), jnp.sum(bits * jnp.asarray(_RANKS[:8]))
+
+
+def _ply_reward(
+    config: Config, before: JaxState, after: JaxState, learner: jax.Array
+) -> jax.Array:
+    """Material part of the reward of one ply, from the learner's side."""
+    present0, present1 = _present(before), _present(after)
+    _, taken = _removed_ranks(present0, present1, 1 - learner)
+    lost, lost_ranks = _removed_ranks(present0, present1, learner)
+    return (
+        config.capture_reward * taken
+        + config.lost_piece_reward * lost
+        + config.lost_rank_reward * lost_ranks
+    )
+
+
+def _terminal_reward(config: Config, state: JaxState, learner: jax.Array, ended: jax.Array) -> jax.Array:
+    result = state.rewards[learner]  # +1 / -1 / 0 on the step that ended the game
+    value = jnp.where(result > 0, config.win_reward, jnp.where(result < 0, -config.win_reward, config.draw_reward))
+    return jnp.where(ended, value, 0.0)
+
+
+# ------------------------------------------------------------------------- the runner
+
+
+class RunnerState(NamedTuple):
+    """Everything a run carries from round to round (one pytree; resumable)."""
+
+    params: Any
+    target_params: Any
+    opponent_params: Any
+    opt_state: Any
+    buffer: Any
+    env: JaxState  # [num_envs]
+    seat: jax.Array  # int32[num_envs]: the learner's player in each game
+    episode_return: jax.Array  # float32[num_envs]
+    episode_length: jax.Array  # int32[num_envs]
+    key: jax.Array
+    rounds: jax.Array  # int32[]: rounds done
+    updates: jax.Array  # int32[]: gradient updates done
+
+
+def _schedule(config: Config, step: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """``(phase 1?, ε, β)`` at learner decision ``step``."""
+    total = jnp.float32(config.total_steps)
+    split = jnp.float32(config.phase1_fraction) * total
+    s = step.astype(jnp.float32)
+    phase1 = s < split
+    f1 = jnp.clip(s / jnp.maximum(split, 1.0), 0.0, 1.0)
+    f2 = jnp.clip((s - split) / jnp.maximum(total - split, 1.0), 0.0, 1.0)
+    (a1, b1), (a2, b2) = config.phase1_epsilon, config.phase2_epsilon
+    eps = jnp.where(phase1, a1 + (b1 - a1) * f1, a2 + (b2 - a2) * f2)
+    beta = config.beta_start + (config.beta_end - config.beta_start) * jnp.clip(s / total, 0.0, 1.0)
+    return phase1, eps, beta
+
+
+class _Parts:
+    """The pieces of a run built once per config: env, Greedy, network, optimiser,
+    replay buffer and the device mesh."""
+
+    def __init__(self, config: Config, rules: Rules = DARK) -> None:
+        if rules.setup == "scattered":
+            raise ValueError("the DQN trainer needs a fixed start position (not setup='scattered')")
+        self.config = config
+        self.env = make(rules)
+        self.greedy = JaxGreedy(self.env)
+        self.network = QNetwork(config.hidden, config.dropout, self.env.num_actions)
+        self.optimizer = optax.chain(
+            optax.clip_by_global_norm(config.grad_clip), optax.adam(config.learning_rate)
+        )
+        self.buffer = flashbax.make_prioritised_trajectory_buffer(
+            add_batch_size=config.num_envs,
+            sample_batch_size=config.batch_size,
+            sample_sequence_length=config.n_step + 1,
+            period=1,
+            min_length_time_axis=max(config.min_buffer // config.num_envs, config.n_step + 1),
+            max_length_time_axis=config.buffer_size // config.num_envs,
+            priority_exponent=config.priority_exponent,
+            device=jax.default_backend() if jax.default_backend() in ("cpu", "gpu", "tpu") else "cpu",
+        )
+        self.mesh = Mesh(np.array(jax.devices()), ("games",))
+        self.start = self.env.init(jax.random.key(0))
+        self.slots = config.opponent_slots
+
+    # -- sharding -----------------------------------------------------------------
+
+    def games(self, x: Any) -> Any:
+        """Constrain a pytree with the games on its leading axis to the device mesh."""
+        n = len(self.mesh.devices)
+        if n == 1:
+            return x
+        spec = NamedSharding(self.mesh, PartitionSpec("games"))
+        return jax.tree.map(
+            lambda a: jax.lax.with_sharding_constraint(a, spec) if a.ndim and a.shape[0] % n == 0 else a,
+            x,
+        )
+
+    # -- acting -------------------------------------------------------------------
+
+    def q_values(self, params: Any, state: JaxState) -> jax.Array:
+        obs = jax.vmap(functools.partial(observe, self.env, self.config))(state)
+        q: jax.Array = self.network.apply(params, obs)
+        return q
+
+    def opponent_actions(self, params: Any, state: JaxState, words: jax.Array) -> jax.Array:
+        """``int32[B]``: each slot's opponent's action in ``state`` (slots: random, greedy,
+        self-play, in that order along the batch)."""
+        n_random, n_greedy, n_self = self.slots
+        parts = []
+        pick = lambda s, lo, hi: jax.tree.map(lambda a: a[lo:hi], s)  # noqa: E731
+        if n_random:
+            s = pick(state, 0, n_random)
+            parts.append(uniform_legal(words[:n_random], s.legal_action_mask))
+        if n_greedy:
+            lo, hi = n_random, n_random + n_greedy
+            s = pick(state, lo, hi)
+            values = jax.vmap(self.greedy.action_values)(s)
+            parts.append(best_action(values, words[lo:hi]))
+        if n_self:
+            lo = n_random + n_greedy
+            s = pick(state, lo, self.config.num_envs)
+            q = self.q_values(params, s)
+            parts.append(jnp.argmax(jnp.where(s.legal_action_mask, q, -jnp.inf), axis=-1).astype(jnp.int32))
+        return jnp.concatenate(parts)
+
+    def openings(self, params: Any, words: jax.Array) -> jax.Array:
+        """``int32[B]``: each slot's opponent's first action in the start position
+        (computed once on the start, not per game)."""
+        n_random, n_greedy, n_self = self.slots
+        legal = self.start.legal_action_mask
+        out = uniform_legal(words, jnp.broadcast_to(legal, (self.config.num_envs, legal.shape[0])))
+        slot = jnp.arange(self.config.num_envs)
+        if n_greedy:
+            values = self.greedy.action_values(self.start)
+            greedy = best_action(jnp.broadcast_to(values, (self.config.num_envs, values.shape[0])), words)
+            out = jnp.where((slot >= n_random) & (slot < n_random + n_greedy), greedy, out)
+        if n_self:
+            q = self.q_values(params, jax.tree.map(lambda a: a[None], self.start))[0]
+            best = jnp.argmax(jnp.where(legal, q, -jnp.inf)).astype(jnp.int32)
+            out = jnp.where(slot >= n_random + n_greedy, best, out)
+        return out
+
+    # -- one iteration over every game -----------------------------------------------
+
+    def iteration(
+        self, runner: RunnerState, step: jax.Array
+    ) -> tuple[RunnerState, Transition, dict[str, jax.Array]]:
+        config, env = self.config, self.env
+        b = config.num_envs
+        key, k_words, k_step, k_reply, k_open = jax.random.split(runner.key, 5)
+        words = jax.random.bits(k_words, (b, 5), jnp.uint32)
+        state = self.games(runner.env)
+        learner = runner.seat
+        phase1, eps, _ = _schedule(config, step)
+
+        # the learner's decision: ε-greedy on the network, exploring with Greedy's
+        # action in phase 1 and a uniform legal action in phase 2
+        q = self.q_values(runner.params, state)
+        legal = state.legal_action_mask
+        exploit = jnp.argmax(jnp.where(legal, q, -jnp.inf), axis=-1).astype(jnp.int32)
+        explore_uniform = uniform_legal(words[:, 1], legal)
+        if config.phase1_fraction > 0:
+            guided = jax.lax.cond(
+                phase1,
+                lambda: best_action(jax.vmap(self.greedy.action_values)(state), words[:, 1]),
+                lambda: explore_uniform,
+            )
+        else:
+            guided = explore_uniform
+        explore = coin(words[:, 0], eps)
+        action = jnp.where(explore, guided, exploit)
+
+        steps = jax.vmap(env.step)
+        after_learner = steps(state, action, jax.random.split(k_step, b))
+        reward = config.decision_reward + _ply_reward_batch(config, state, after_learner, learner)
+        reward += jnp.where(action < env.num_squares, config.reveal_reward, 0.0)
+        # a plain move: a move that turns nothing face up and removes nothing
+        unchanged = (state.face_down_mask == after_learner.face_down_mask) & (
+            jax.vmap(_present)(state) == jax.vmap(_present)(after_learner)
+        )
+        reward += jnp.where((action >= env.num_squares) & unchanged, config.move_reward, 0.0)
+        ended_by_learner = after_learner.terminated
+        reward += jax.vmap(functools.partial(_terminal_reward, config))(after_learner, learner, ended_by_learner)
+
+        # the opponent's reply, inside the same step
+        reply = self.opponent_actions(runner.opponent_params, after_learner, words[:, 2])
+        after_reply = steps(after_learner, reply, jax.random.split(k_reply, b))
+        reward += jnp.where(ended_by_learner, 0.0, _ply_reward_batch(config, after_learner, after_reply, learner))
+        ended = after_reply.terminated | after_reply.truncated
+        ended_by_reply = ended & ~ended_by_learner
+        reward += jax.vmap(functools.partial(_terminal_reward, config))(after_reply, learner, ended_by_reply)
+
+        transition = Transition(_position(state), action, reward.astype(jnp.float32), ended)
+
+        # statistics of the games that ended
+        result = jnp.where(ended_by_learner, after_learner.rewards[jnp.arange(b), learner], after_reply.rewards[jnp.arange(b), learner])
+        ret = runner.episode_return + reward
+        length = runner.episode_length + 1
+        slot = jnp.arange(b)
+        n_random, n_greedy, _ = self.slots
+        kind = jnp.where(slot < n_random, 0, jnp.where(slot < n_random + n_greedy, 1, 2))
+        stats = {
+            "reward": jnp.mean(reward),
+            "episodes": jnp.sum(ended),
+            "episode_return": jnp.sum(jnp.where(ended, ret, 0.0)),
+            "episode_length": jnp.sum(jnp.where(ended, length, 0)),
+        }
+        for k, name in enumerate(("random", "greedy", "self")):
+            mine = ended & (kind == k)
+            stats[f"games_{name}"] = jnp.sum(mine)
+            stats[f"points_{name}"] = jnp.sum(jnp.where(mine, (result + 1.0) / 2.0, 0.0))
+            stats[f"wins_{name}"] = jnp.sum(mine & (result > 0))
+
+        # finished games restart; the learner changes seat, and when it is second the
+        # opponent's first action is played at once
+        seat = jnp.where(ended, 1 - learner, learner)
+        start = jax.tree.map(lambda a: jnp.broadcast_to(a, (b, *a.shape)), self.start)
+        opening = self.openings(runner.opponent_params, words[:, 3])
+        opened = steps(start, opening, jax.random.split(k_open, b))
+        fresh = jax.tree.map(lambda o, s: jnp.where(_expand(seat == 1, o), o, s), opened, start)
+        next_state = jax.tree.map(lambda f, s: jnp.where(_expand(ended, f), f, s), fresh, after_reply)
+        runner = runner._replace(
+            env=self.games(next_state),
+            seat=seat,
+            episode_return=jnp.where(ended, 0.0, ret),
+            episode_length=jnp.where(ended, 0, length),
+            key=key,
+        )
+        return runner, transition, {**stats, "epsilon": eps}
+
+    # -- learning -----------------------------------------------------------------
+
+    def loss(
+        self,
+        params: Any,
+        target_params: Any,
+        batch: Transition,
+        weights: jax.Array,
+        key: jax.Array,
+    ) -> tuple[jax.Array, jax.Array]:
+        """Weighted Huber loss of the double-DQN n-step TD errors, and the errors.
+
+        ``batch`` holds sequences ``[M, n + 1]``: the transition at 0 is learned, the
+        rewards of 0..n-1 make the return (cut at the first ``done``), and position n is
+        bootstrapped from (unless a game ended in between)."""
+        config, env = self.config, self.env
+        n, gamma = config.n_step, config.gamma
+        first = jax.tree.map(lambda a: a[:, 0], batch.position)
+        last = jax.tree.map(lambda a: a[:, n], batch.position)
+        done = batch.done[:, :n].astype(jnp.float32)
+        alive = jnp.cumprod(1.0 - done, axis=1)  # alive after step k
+        alive_before = jnp.concatenate([jnp.ones_like(alive[:, :1]), alive[:, :-1]], axis=1)
+        discounts = gamma ** jnp.arange(n, dtype=jnp.float32)
+        returns = jnp.sum(batch.reward[:, :n] * alive_before * discounts, axis=1)
+        bootstrap = alive[:, -1] * gamma**n
+
+        obs = jax.vmap(functools.partial(observe, env, config))(_state_of(first))
+        obs_next = jax.vmap(functools.partial(observe, env, config))(_state_of(last))
+        q = self.network.apply(params, obs, deterministic=False, rngs={"dropout": key})
+        q_next_online = self.network.apply(params, obs_next)
+        q_next_target = self.network.apply(target_params, obs_next)
+        selector = jnp.where(last.legal, q_next_online, -1e9)
+        td = jax.vmap(rlax.double_q_learning)(
+            q, batch.action[:, 0], returns, bootstrap, q_next_target, selector
+        )
+        loss = jnp.mean(weights * rlax.huber_loss(td, config.huber_delta))
+        return loss, td
+
+    def update(
+        self, runner: RunnerState, step: jax.Array, items: jax.Array
+    ) -> tuple[RunnerState, dict[str, jax.Array]]:
+        config = self.config
+        key, k_sample, k_drop = jax.random.split(runner.key, 3)
+        sample = self.buffer.sample(runner.buffer, k_sample)
+        batch: Transition = sample.experience
+        _, _, beta = _schedule(config, step)
+        weights = (items.astype(jnp.float32) * sample.probabilities) ** (-beta)
+        weights = weights / jnp.max(weights)
+        (loss, td), grads = jax.value_and_grad(self.loss, has_aux=True)(
+            runner.params, runner.target_params, batch, weights, k_drop
+        )
+        updates, opt_state = self.optimizer.update(grads, runner.opt_state, runner.params)
+        params = optax.apply_updates(runner.params, updates)
+        buffer = self.buffer.set_priorities(
+            runner.buffer, sample.indices, jnp.abs(td) + config.priority_epsilon
+        )
+        count = runner.updates + 1
+        phase1, _, _ = _schedule(config, step)
+        period = jnp.where(phase1, config.phase1_target_period, config.phase2_target_period)
+        target = optax.periodic_update(params, runner.target_params, count, period)
+        opponent = optax.periodic_update(params, runner.opponent_params, count, config.self_play_period)
+        runner = runner._replace(
+            params=params,
+            target_params=target,
+            opponent_params=opponent,
+            opt_state=opt_state,
+            buffer=buffer,
+            key=key,
+            updates=count,
+        )
+        return runner, {"loss": loss, "td_error": jnp.mean(jnp.abs(td))}
+
+    # -- init and rounds ------------------------------------------------------------
+
+    def init(self, key: jax.Array) -> RunnerState:
+        config, env = self.config, self.env
+        b = config.num_envs
+        k_params, k_open, k_words, key = jax.random.split(key, 4)
+        params = self.network.init(k_params, jnp.zeros((1, config.observation_size)))
+        seat = jnp.arange(b, dtype=jnp.int32) % 2
+        start = jax.tree.map(lambda a: jnp.broadcast_to(a, (b, *a.shape)), self.start)
+        words = jax.random.bits(k_words, (b,), jnp.uint32)
+        opening = self.openings(params, words)
+        opened = jax.vmap(env.step)(start, opening, jax.random.split(k_open, b))
+        state = jax.tree.map(lambda o, s: jnp.where(_expand(seat == 1, o), o, s), opened, start)
+        example = Transition(
+            jax.tree.map(lambda a: a[0], _position(state)),
+            jnp.zeros((), jnp.int32),
+            jnp.zeros((), jnp.float32),
+            jnp.zeros((), jnp.bool_),
+        )
+        return RunnerState(
+            params=params,
+            target_params=params,
+            opponent_params=params,
+            opt_state=self.optimizer.init(params),
+            buffer=self.games(self.buffer.init(example)),
+            env=self.games(state),
+            seat=seat,
+            episode_return=jnp.zeros(b, jnp.float32),
+            episode_length=jnp.zeros(b, jnp.int32),
+            key=key,
+            rounds=jnp.zeros((), jnp.int32),
+            updates=jnp.zeros((), jnp.int32),
+        )
+
+    def round(self, runner: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
+        """One round: a rollout, its transitions into replay, then the updates."""
+        config = self.config
+        step0 = runner.rounds * config.steps_per_round
+
+        def act(r: RunnerState, t: jax.Array) -> tuple[RunnerState, tuple[Transition, dict[str, jax.Array]]]:
+            r, transition, stats = self.iteration(r, step0 + t * config.num_envs)
+            return r, (transition, stats)
+
+        runner, (block, stats) = jax.lax.scan(act, runner, jnp.arange(config.rollout_length))
+        block = jax.tree.map(lambda a: jnp.swapaxes(a, 0, 1), block)  # [B, T, ...]
+        buffer = self.buffer.add(runner.buffer, self.games(block))
+        runner = runner._replace(buffer=buffer)
+        step = step0 + config.steps_per_round
+        items = jnp.minimum(step, config.buffer_size)
+
+        def learn(r: RunnerState, _: None) -> tuple[RunnerState, dict[str, jax.Array]]:
+            return self.update(r, step, items)
+
+        def skip(r: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
+            return r, {"loss": jnp.full((config.updates_per_rollout,), jnp.nan), "td_error": jnp.full((config.updates_per_rollout,), jnp.nan)}
+
+        def run(r: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
+            return jax.lax.scan(learn, r, None, length=config.updates_per_rollout)
+
+        if config.updates_per_rollout:
+            ready = self.buffer.can_sample(runner.buffer) & (step >= config.min_buffer)
+            runner, learned = jax.lax.cond(ready, run, skip, runner)
+            learn_stats = {k: jnp.nanmean(v) for k, v in learned.items()}
+        else:
+            learn_stats = {"loss": jnp.float32(jnp.nan), "td_error": jnp.float32(jnp.nan)}
+        summed = {k: jnp.sum(v) for k, v in stats.items() if k != "reward" and k != "epsilon"}
+        metrics = {
+            **summed,
+            "reward": jnp.mean(stats["reward"]),
+            "epsilon": stats["epsilon"][-1],
+            **learn_stats,
+        }
+        return runner._replace(rounds=runner.rounds + 1), metrics
+
+
+def _ply_reward_batch(config: Config, before: JaxState, after: JaxState, learner: jax.Array) -> jax.Array:
+    return jax.vmap(functools.partial(_ply_reward, config))(before, after, learner)
+
+
+def _expand(mask: jax.Array, like: jax.Array) -> jax.Array:
+    return mask.reshape(mask.shape + (1,) * (like.ndim - mask.ndim))
+
+
+def make_train(config: Config) -> Any:
+    """``train(key) -> (RunnerState, metrics)``: a whole run in one jitted function.
+
+    ``metrics`` maps each name to ``float32[num_rounds]`` (one value per round): games
+    finished and points per opponent, mean reward, ε, loss, |δ|.
+
+    >>> import jax
+    >>> tiny = Config(total_steps=64, num_envs=8, rollout_length=2, updates_per_rollout=1,
+    ...               hidden=(16,), batch_size=8, buffer_size=64, min_buffer=16,
+    ...               opponents="random")
+    >>> runner, metrics = make_train(tiny)(jax.random.key(0))
+    >>> metrics["loss"].shape, int(runner.rounds)
+    ((4,), 4)
+    """
+    parts = _Parts(config)
+
+    def train(key: jax.Array) -> tuple[RunnerState, dict[str, jax.Array]]:
+        runner = parts.init(key)
+        return jax.lax.scan(lambda r, _: parts.round(r), runner, None, length=config.num_rounds)
+
+    return jax.jit(train)
+
+
+# ------------------------------------------------------------------ checkpoints, CLI
+
+
+def params_to_arrays(params: Any) -> dict[str, np.ndarray[Any, Any]]:
+    """The network parameters as ``{"params/Dense_0/kernel": array, ...}``."""
+    flat = flax.traverse_util.flatten_dict(jax.device_get(params), sep="/")
+    return {name: np.asarray(value) for name, value in flat.items()}
+
+
+def _leaves_to_arrays(tree: Any) -> dict[str, np.ndarray[Any, Any]]:
+    out = {}
+    for i, leaf in enumerate(jax.tree.leaves(tree)):
+        if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            leaf = jax.random.key_data(leaf)
+        out[f"run/{i:04d}"] = np.asarray(jax.device_get(leaf))
+    return out
+
+
+def _leaves_from_arrays(template: Any, arrays: dict[str, Any], where: str) -> Any:
+    leaves, treedef = jax.tree.flatten(template)
+    out = []
+    for i, leaf in enumerate(leaves):
+        name = f"run/{i:04d}"
+        if name not in arrays:
+            raise CheckpointError(f"{where}: the run state lacks {name} (another version?)")
+        value = arrays[name]
+        if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key):
+            out.append(jax.random.wrap_key_data(jnp.asarray(value)))
+            continue
+        if value.shape != leaf.shape or value.dtype != leaf.dtype:
+            raise CheckpointError(
+                f"{where}: {name} is {value.dtype}{list(value.shape)}, "
+                f"expected {leaf.dtype}{list(leaf.shape)}"
+            )
+        out.append(jnp.asarray(value))
+    if len(arrays) != len(leaves):
+        raise CheckpointError(f"{where}: {len(arrays)} arrays for {len(leaves)} run-state leaves")
+    return jax.tree.unflatten(treedef, out)
+
+
+class DQNTrainer:
+    """:class:`jungle_train._run.Trainer` for the DQN: the rounds of :func:`make_train`,
+    compiled once and run a chunk at a time (same network as one ``train(key)`` call)."""
+
+    kind = KIND
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._parts = _Parts(config)
+        self._init = jax.jit(self._parts.init)
+        self._round = jax.jit(self._parts.round)
+
+    def init(self, seed: int) -> RunnerState:
+        """A fresh run from ``jax.random.key(seed)``."""
+        runner: RunnerState = self._init(jax.random.key(seed))
+        return runner
+
+    def advance(self, state: RunnerState, steps: int) -> tuple[RunnerState, dict[str, Any]]:
+        """Whole rounds covering at least ``steps`` learner decisions; summed/averaged
+        metrics of those rounds."""
+        rounds = max(1, math.ceil(steps / self.config.steps_per_round))
+        history = []
+        for _ in range(rounds):
+            state, metrics = self._round(state)
+            history.append(metrics)
+        return state, summarize_rounds(jax.device_get(history))
+
+    def steps_done(self, state: RunnerState) -> int:
+        """Learner decisions so far."""
+        return int(state.rounds) * self.config.steps_per_round
+
+    def save(self, state: RunnerState, path: str) -> None:
+        """The whole run state (network, target, self-play copy, Adam, replay, games,
+        key) as one checkpoint."""
+        save_checkpoint(
+            path,
+            _leaves_to_arrays(state),
+            kind=KIND,
+            config=config_to_json(self.config),
+            step=self.steps_done(state),
+        )
+
+    def load(self, path: str) -> RunnerState:
+        """The run state :meth:`save` wrote, for this config."""
+        ckpt = load_checkpoint(path, kind=KIND, config=config_to_json(self.config))
+        template = jax.eval_shape(self._parts.init, jax.random.key(0))
+        runner: RunnerState = _leaves_from_arrays(template, dict(ckpt.arrays), path)
+        return runner
+
+    def save_agent(self, state: RunnerState, path: str, **extra: Any) -> None:
+        """The playing checkpoint: the online network's parameters and the config."""
+        save_checkpoint(
+            path,
+            params_to_arrays(state.params),
+            kind=KIND,
+            config=config_to_json(self.config),
+            step=self.steps_done(state),
+            **extra,
+        )
+
+    def agent(self, path: str) -> Any:
+        """The agent that plays from a checkpoint :meth:`save_agent` wrote."""
+        return DQNAgent(self._parts.env.rules, path)
+
+
+def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
+    """One metrics line from the metrics of several rounds: counts summed into win
+    rates per opponent, means of the rest.
+
+    >>> line = summarize_rounds([{"games_random": 2.0, "points_random": 1.5, "wins_random": 1.0,
+    ...     "episodes": 2.0, "episode_length": 100.0, "episode_return": 4.0,
+    ...     "loss": 0.5, "reward": 0.1, "epsilon": 0.3, "td_error": 1.0}])
+    >>> line["score_random"], line["episode_length"], line["loss"]
+    (0.75, 50.0, 0.5)
+    """
+    total: dict[str, float] = {}
+    for name in history[0]:
+        values = np.array([float(h[name]) for h in history], np.float64)
+        total[name] = float(np.nansum(values)) if name.startswith(("games_", "points_", "wins_", "episode")) else float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
+    out: dict[str, float] = {
+        "loss": total.get("loss", float("nan")),
+        "td_error": total.get("td_error", float("nan")),
+        "reward": total.get("reward", float("nan")),
+        "epsilon": float(history[-1]["epsilon"]),
+        "episodes": total.get("episodes", 0.0),
+    }
+    episodes = total.get("episodes", 0.0)
+    out["episode_length"] = total.get("episode_length", 0.0) / episodes if episodes else float("nan")
+    out["episode_return"] = total.get("episode_return", 0.0) / episodes if episodes else float("nan")
+    for name in ("random", "greedy", "self"):
+        games = total.get(f"games_{name}", 0.0)
+        if games:
+            out[f"score_{name}"] = total[f"points_{name}"] / games
+            out[f"win_rate_{name}"] = total[f"wins_{name}"] / games
+    return out
