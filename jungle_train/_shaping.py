@@ -44,6 +44,7 @@ the learner's side (0 or 1, even odds) from the run's generator.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
@@ -93,7 +94,7 @@ Policy = Callable[[State, np.random.Generator], int]
 class _Geometry:
     """Per rule set: square coordinates and the strict "can take" relation of face-up codes."""
 
-    _cache: dict[Rules, _Geometry] = {}  # noqa: RUF012
+    _cache: ClassVar[dict[Rules, _Geometry]] = {}
 
     def __init__(self, rules: Rules) -> None:
         t = tables(rules)

@@ -66,7 +66,7 @@ from jungle_train._config import config_to_json
 from jungle_train._errors import CheckpointError, ConfigError
 from jungle_train._features import FEATURE_NAMES, NUM_FEATURES, action_features
 from jungle_train._opponents import parse_mix
-from jungle_train._shaping import TrainingGame, best_action, rng_from_state, rng_state
+from jungle_train._shaping import Policy, TrainingGame, best_action, rng_from_state, rng_state
 
 __all__ = ["FEATURE_NAMES", "KIND", "MAX_ACTIONS", "ApproxQAgent", "ApproxQLearner", "Config"]
 
@@ -202,7 +202,7 @@ class RunState:
     """The features of the current state (recomputed after a load; not saved)."""
 
 
-def _policy(weights: Floats, epsilon: float = 0.0) -> Any:
+def _policy(weights: Floats, epsilon: float = 0.0) -> Policy:
     def act(state: State, rng: np.random.Generator) -> int:
         actions, phi = action_features(state)
         values = phi @ weights

@@ -71,6 +71,7 @@ from jungle_train._config import config_to_json
 from jungle_train._errors import CheckpointError, ConfigError
 from jungle_train._opponents import parse_mix
 from jungle_train._shaping import (
+    Policy,
     TrainingGame,
     best_action,
     expected_ply_reward,
@@ -225,7 +226,7 @@ class QLearner:
         self.rules = rules
         self._values = _Values()
 
-    def _frozen_policy(self, run: RunState) -> Any:
+    def _frozen_policy(self, run: RunState) -> Policy:
         def policy(state: State, rng: np.random.Generator) -> int:
             return best_action(self._values.of(run.frozen, state)[1], rng)
 
