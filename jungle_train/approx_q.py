@@ -40,7 +40,9 @@ learning rate decays only as ``t^-0.25``): ``w`` = [8.75, -2.35, 3.17, -7.24, 20
 -2.62, -2.51, 10.56, 1.98, 4.09, 1.00, 8.82, 8.14, -0.19, 4.24] in :data:`FEATURE_NAMES`
 order: the own value share weighs most, then the best opportunity and the own piece
 count; the opponent's revealed and value shares count against; ``is_reveal`` and
-``is_move`` (one of them is 1 for every action) act together as a bias.
+``is_move`` (one of them is 1 for every action) act together as a bias. Training against
+``opponents="random=0.5,greedy=0.5"`` instead (150k steps, seed 1) did not help: 0.825
+against random and 0.5 against greedy (100 games each) at the end.
 
 >>> learner = ApproxQLearner(Config(batch_size=4))
 >>> state = learner.init(seed=0)

@@ -36,7 +36,8 @@ Decisions where SPEC §7 is silent:
 **The shipped checkpoint** ``checkpoints/qlearn.npz`` (116,358 table states, 7.5 MB):
 ``run_training(QLearner(Config()), out, steps=120_000, seed=1, chunk_steps=10_000,
 eval_every=40_000, eval_games=100, eval_opponents=("random",))`` (the default config),
-242 s wall on a shared 2-core CPU; ``out/agent.npz`` copied. Against ``random``, 200 games
+242 s wall on a shared 2-core CPU (a second run wrote a byte-identical ``agent.npz``);
+``out/agent.npz`` copied. Against ``random``, 200 games
 (half first): 179 wins, 21 draws, 0 losses, score 0.9475; against ``greedy``: 24 / 176 / 0,
 score 0.56. Evaluations during training (100 games vs random): 0.925 at 40k steps, 0.965
 at 80k, 0.92 at 120k. What limits it: an empty table (the prior alone) already scores
