@@ -27,8 +27,9 @@ class TrainProgress:
     >>> bar = TrainProgress(out, clock=iter([0.0, 10.0]).__next__, tty=False)
     >>> bar.start(0)
     >>> bar(500, 1000, {"steps_per_second": 50.0, "score_random": 0.75, "eval": {"greedy": 0.5}})
-    >>> print(out.getvalue().strip())
-    [##########..........] 500/1,000 steps  50 steps/s  train: random 0.75  eval: greedy 0.50  ETA 10s
+    >>> print(out.getvalue().strip())  # doctest: +NORMALIZE_WHITESPACE
+    [##########..........] 500/1,000 steps  50 steps/s  train: random 0.75
+    eval: greedy 0.50  ETA 10s
     """
 
     def __init__(
@@ -58,7 +59,9 @@ class TrainProgress:
         eta = (total - done) / rate if rate > 0 else float("nan")
         filled = int(self.width * min(done, total) / total)
         train = "  ".join(
-            f"{o} {line[f'score_{o}']:.2f}" for o in ("random", "greedy", "self") if f"score_{o}" in line
+            f"{o} {line[f'score_{o}']:.2f}"
+            for o in ("random", "greedy", "self")
+            if f"score_{o}" in line
         )
         evals = "  ".join(f"{o} {s:.2f}" for o, s in self.eval.items())
         text = (
@@ -138,9 +141,13 @@ def add_train_parsers(sub: Any) -> None:
     train.add_argument("--out", default=None, help="run folder (default runs/KIND)")
     train.add_argument("--resume", action="store_true", help="continue the run in --out")
     train.add_argument("--chunk", type=int, default=100_000, help="steps between checkpoints")
-    train.add_argument("--eval-every", type=int, default=0, help="steps between evaluations (0: at the end)")
+    train.add_argument(
+        "--eval-every", type=int, default=0, help="steps between evaluations (0: at the end)"
+    )
     train.add_argument("--eval-games", type=int, default=20, help="games per evaluation opponent")
-    train.add_argument("--eval-against", default="random,greedy", help="comma-separated agent specs")
+    train.add_argument(
+        "--eval-against", default="random,greedy", help="comma-separated agent specs"
+    )
     train.set_defaults(func=_cmd_train)
 
     plot = sub.add_parser("plot", help="draw a training run's curves as PNG")

@@ -133,14 +133,12 @@ def save_checkpoint(
     header = {"format": FORMAT, "kind": kind, "config": dict(config), "step": int(step), **extra}
     meta = json.dumps(header, sort_keys=True, allow_nan=False).encode()
     buffer = io.BytesIO()
-    np.savez(
-        buffer,
+    contents: dict[str, Any] = {
         **arrays,
-        **{
-            _META: np.frombuffer(meta, dtype=np.uint8),
-            _DIGEST: np.frombuffer(_digest(meta, arrays), dtype=np.uint8),
-        },
-    )
+        _META: np.frombuffer(meta, dtype=np.uint8),
+        _DIGEST: np.frombuffer(_digest(meta, arrays), dtype=np.uint8),
+    }
+    np.savez(buffer, **contents)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, buffer.getvalue())
 
@@ -189,9 +187,7 @@ def load_checkpoint(
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"{where}: not a {FORMAT} checkpoint")
     if kind is not None and meta.get("kind") != kind:
-        raise CheckpointError(
-            f"{where}: a checkpoint of {meta.get('kind')!r}, not of {kind!r}"
-        )
+        raise CheckpointError(f"{where}: a checkpoint of {meta.get('kind')!r}, not of {kind!r}")
     if config is not None and dict(meta.get("config", {})) != dict(config):
         diff = "; ".join(config_diff(meta.get("config", {}), config)[:4])
         raise CheckpointError(

@@ -132,7 +132,9 @@ def load_config(cls: type[C], path: str | os.PathLike[str]) -> C:
         else:
             data = json.loads(text, parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as error:
-        raise ConfigError(f"{p}: not a valid {p.suffix.lstrip('.') or 'JSON'} file: {error}") from None
+        raise ConfigError(
+            f"{p}: not a valid {p.suffix.lstrip('.') or 'JSON'} file: {error}"
+        ) from None
     return config_from_mapping(cls, data, str(p))
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from jungle_core import Rules, State, legal_action_mask, observation
+from jungle_core import Rules, State, legal_action_mask, new_game, observation
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._errors import CheckpointError
 
@@ -58,6 +58,37 @@ def network_numpy(params: dict[str, Any], x: np.ndarray[Any, Any]) -> np.ndarray
     return h
 
 
+def conv_numpy(
+    params: dict[str, Any], x: np.ndarray[Any, Any], rows: int = 7, cols: int = 8
+) -> np.ndarray[Any, Any]:
+    """``jungle_train.dqn.ConvQNetwork``'s forward pass in numpy: ``float32[obs]`` →
+    ``float32[280]`` (one position)."""
+    squares = rows * cols
+    x = np.asarray(x, np.float32)
+    board = x[: squares * 6].reshape(rows, cols, 6)
+    extra = np.broadcast_to(x[squares * 6 :], (rows, cols, x.shape[0] - squares * 6))
+    h = np.concatenate([board, extra], axis=-1)
+    convs = sorted(
+        (n for n in params if n.startswith("ShiftConv_")), key=lambda n: int(n.rsplit("_", 1)[-1])
+    )
+    for name in convs:
+        pad = np.pad(h, ((1, 1), (1, 1), (0, 0)))
+        views = np.concatenate(
+            [pad[r : r + rows, c : c + cols] for r in range(3) for c in range(3)], axis=-1
+        )
+        dense = params[name]["Dense_0"]
+        h = np.maximum(views @ dense["kernel"] + dense["bias"], 0.0)
+    context = np.maximum(
+        h.mean(axis=(0, 1)) @ params["Dense_0"]["kernel"] + params["Dense_0"]["bias"], 0.0
+    )
+    h = h + context
+    head = h @ params["Dense_1"]["kernel"] + params["Dense_1"]["bias"]
+    out: np.ndarray[Any, Any] = np.concatenate(
+        [head[..., 0].reshape(squares), head[..., 1:].reshape(squares * 4)]
+    )
+    return out
+
+
 class DQNAgent:
     """Plays the masked argmax of a DQN checkpoint's action values (SPEC §7), with
     probability ``epsilon`` a uniformly random legal action instead.
@@ -81,17 +112,26 @@ class DQNAgent:
         self.name = "dqn" if not path else f"dqn:path={path}"
         self.config = dict(ckpt.config)
         self.step = ckpt.step
-        params: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
+        params: dict[str, Any] = {}
         for key, value in ckpt.arrays.items():
             parts = key.split("/")
-            if len(parts) != 3 or parts[0] != "params":
-                raise CheckpointError(f"{source}: unexpected array {key!r} in a DQN agent checkpoint")
-            params.setdefault(parts[1], {})[parts[2]] = value.astype(np.float32)
+            if len(parts) < 3 or parts[0] != "params":
+                raise CheckpointError(
+                    f"{source}: unexpected array {key!r} in a DQN agent checkpoint"
+                )
+            node = params
+            for part in parts[1:-1]:
+                node = node.setdefault(part, {})
+            node[parts[-1]] = value.astype(np.float32)
         self.params = params
         self.clock = self.config.get("observation") == "spec+clock"
-        inputs = params[min(params, key=lambda n: int(n.rsplit("_", 1)[-1]))]["kernel"].shape[0]
-        if inputs != 336 + int(self.clock):
-            raise CheckpointError(f"{source}: the network takes {inputs} inputs, not {336 + int(self.clock)}")
+        self.conv = self.config.get("network", "mlp") == "conv"
+        try:
+            self.q_values(new_game(rules))  # the shapes fit the config
+        except (KeyError, ValueError) as error:
+            raise CheckpointError(
+                f"{source}: the network does not fit its config ({error})"
+            ) from None
 
     def q_values(self, state: State) -> np.ndarray[Any, Any]:
         """``float32[280]``: the network's action values for the player to move."""
@@ -99,7 +139,9 @@ class DQNAgent:
         if self.clock:
             clock = np.float32(state.plies_since_removal / state.rules.no_removal_limit)
             obs = np.concatenate([obs, np.array([clock], np.float32)])
-        values: np.ndarray[Any, Any] = network_numpy(self.params, obs)
+        values: np.ndarray[Any, Any] = (
+            conv_numpy(self.params, obs) if self.conv else network_numpy(self.params, obs)
+        )
         return values
 
     def act(self, state: State, rng: np.random.Generator) -> int:

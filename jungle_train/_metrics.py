@@ -78,7 +78,9 @@ class MetricsLog:
         """Drop the lines of steps after ``step`` (those a resumed run plays again)."""
         self._file.close()
         keep = [m for m in read_metrics(self.path) if int(m.get("step", 0)) <= step]
-        atomic_write(self.path, "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in keep).encode())
+        atomic_write(
+            self.path, "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in keep).encode()
+        )
         self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
 
     def close(self) -> None:

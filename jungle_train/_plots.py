@@ -10,10 +10,10 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from jungle_train._checkpoint import atomic_write  # noqa: E402
-from jungle_train._metrics import read_metrics  # noqa: E402
+from jungle_train._checkpoint import atomic_write
+from jungle_train._metrics import read_metrics
 
 __all__ = ["plot_training"]
 

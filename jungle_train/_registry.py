@@ -28,18 +28,32 @@ def register_dqn() -> None:
     """Register ``dqn``: the masked argmax of a DQN checkpoint (SPEC §7)."""
     from jungle_train._learned import DQNAgent
 
-    register_agent("dqn", DQNAgent, _params("dqn"), "DQN (SPEC §7): masked argmax of a trained network", replace=True)
+    register_agent(
+        "dqn",
+        DQNAgent,
+        _params("dqn"),
+        "DQN (SPEC §7): masked argmax of a trained network",
+        replace=True,
+    )
 
 
 def register_qlearn() -> None:
     """Register ``qlearn``: the greedy action of a tabular Q checkpoint (SPEC §7)."""
     from jungle_train.tabular_q import QTableAgent
 
-    register_agent("qlearn", QTableAgent, _params("qlearn"), "tabular Q-learning (SPEC §7)", replace=True)
+    register_agent(
+        "qlearn", QTableAgent, _params("qlearn"), "tabular Q-learning (SPEC §7)", replace=True
+    )
 
 
 def register_approxq() -> None:
     """Register ``approxq``: the greedy action of a linear Q checkpoint (SPEC §7)."""
     from jungle_train.approx_q import ApproxQAgent
 
-    register_agent("approxq", ApproxQAgent, _params("approxq"), "approximate Q-learning, 16 features (SPEC §7)", replace=True)
+    register_agent(
+        "approxq",
+        ApproxQAgent,
+        _params("approxq"),
+        "approximate Q-learning, 16 features (SPEC §7)",
+        replace=True,
+    )

@@ -33,7 +33,8 @@ def hash_words(seed: jax.Array, n: int) -> jax.Array:
     x = x * jnp.uint32(0x7FEB352D)
     x = x ^ (x >> 15)
     x = x * jnp.uint32(0x846CA68B)
-    return x ^ (x >> 16)
+    out: jax.Array = x ^ (x >> 16)
+    return out
 
 
 def uniform_legal(seed: jax.Array, mask: jax.Array) -> jax.Array:
@@ -64,4 +65,5 @@ def coin(seed: jax.Array, probability: jax.Array) -> jax.Array:
     True
     """
     u = (seed >> 8).astype(jnp.float32) * jnp.float32(2.0**-24)
-    return u < probability
+    heads: jax.Array = u < probability
+    return heads

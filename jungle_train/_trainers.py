@@ -20,7 +20,11 @@ from jungle_train._run import Trainer
 
 __all__ = ["KINDS", "config_class", "make_trainer", "resolve_config"]
 
-KINDS = {"dqn": "jungle_train.dqn", "qlearn": "jungle_train.tabular_q", "approxq": "jungle_train.approx_q"}
+KINDS = {
+    "dqn": "jungle_train.dqn",
+    "qlearn": "jungle_train.tabular_q",
+    "approxq": "jungle_train.approx_q",
+}
 """Learner kind → its module (each has ``Config``, optional ``CONFIGS`` and a trainer)."""
 
 _TRAINER_CLASS = {"dqn": "DQNTrainer", "qlearn": "QLearner", "approxq": "ApproxQLearner"}

@@ -20,15 +20,15 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
-from jungle_train._checkpoint import atomic_write  # noqa: E402
-from jungle_train._run import evaluate, run_training  # noqa: E402
-from jungle_train._trainers import make_trainer, resolve_config  # noqa: E402
+from jungle_train._checkpoint import atomic_write
+from jungle_train._run import evaluate, run_training
+from jungle_train._trainers import make_trainer, resolve_config
 
 __all__ = ["GAMMA_FIELD", "ablate_gamma"]
 
-GAMMA_FIELD = {"dqn": "gamma", "qlearn": "gamma", "approxq": "gamma_max"}
+GAMMA_FIELD = {"dqn": "gamma", "qlearn": "discount", "approxq": "discount"}
 """The config field that holds each kind's discount factor."""
 
 
@@ -59,7 +59,12 @@ def ablate_gamma(
             run = folder / f"{kind}-gamma{gamma:g}"
             log(f"{kind} γ={gamma:g}: training {budget[kind]} steps into {run}")
             state = run_training(
-                trainer, run, steps=budget[kind], seed=seed, resume=True, eval_games=0,
+                trainer,
+                run,
+                steps=budget[kind],
+                seed=seed,
+                resume=True,
+                eval_games=0,
                 eval_opponents=(),
             )
             trainer.save_agent(state, str(run / "agent.npz"))
@@ -74,11 +79,18 @@ def ablate_gamma(
     return rows
 
 
-def _write_tables(rows: list[dict[str, Any]], opponents: Sequence[str], folder: Path, games: int) -> None:
+def _write_tables(
+    rows: list[dict[str, Any]], opponents: Sequence[str], folder: Path, games: int
+) -> None:
     head = ["kind", "gamma", "steps", *[f"score_{o}" for o in opponents]]
-    csv = ",".join(head) + "\n" + "".join(
-        ",".join(str(r[h]) if not isinstance(r[h], float) else f"{r[h]:.4g}" for h in head) + "\n"
-        for r in rows
+    csv = (
+        ",".join(head)
+        + "\n"
+        + "".join(
+            ",".join(str(r[h]) if not isinstance(r[h], float) else f"{r[h]:.4g}" for h in head)
+            + "\n"
+            for r in rows
+        )
     )
     atomic_write(folder / "results.csv", csv.encode())
     md = [
@@ -98,8 +110,12 @@ def _plot(rows: list[dict[str, Any]], opponents: Sequence[str], target: Path) ->
     for kind in sorted({r["kind"] for r in rows}):
         mine = [r for r in rows if r["kind"] == kind]
         for opp in opponents:
-            ax.plot([r["gamma"] for r in mine], [r[f"score_{opp}"] for r in mine], marker="o",
-                    label=f"{kind} vs {opp}")
+            ax.plot(
+                [r["gamma"] for r in mine],
+                [r[f"score_{opp}"] for r in mine],
+                marker="o",
+                label=f"{kind} vs {opp}",
+            )
     ax.set_xlabel("discount factor γ")
     ax.set_ylabel("score")
     ax.set_ylim(0, 1)

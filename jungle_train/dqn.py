@@ -74,8 +74,8 @@ import math
 from typing import Any, NamedTuple
 
 import flashbax
-import flax.traverse_util
 import flax.linen as nn
+import flax.traverse_util
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -117,10 +117,17 @@ class Config:
     """Iterations (one learner decision per game each) per round of updates."""
     updates_per_rollout: int = 16
     """Gradient updates per round (replay ratio = updates × batch / (envs × rollout))."""
+    network: str = "mlp"
+    """``"mlp"`` (SPEC §7) or ``"conv"``: 3×3 convolutions over the board with a
+    per-square head (each square's reveal and four moves), see :class:`ConvQNetwork`."""
     hidden: tuple[int, ...] = (512, 512, 512)
     """Widths of the MLP's hidden layers (ReLU)."""
     dropout: float = 0.2
-    """Dropout rate after each hidden layer, in training updates only."""
+    """Dropout rate after each MLP hidden layer, in training updates only."""
+    channels: int = 32
+    """Channels of the convolutional network's layers."""
+    conv_layers: int = 3
+    """3×3 convolution layers of the convolutional network."""
     observation: str = "spec"
     """``"spec"``: SPEC §6's 336 floats; ``"spec+clock"``: plus plies since a removal / 100."""
     learning_rate: float = 1e-4
@@ -187,6 +194,8 @@ class Config:
             (len(self.hidden) >= 1 and min(self.hidden) >= 1, "hidden needs widths >= 1"),
             (0.0 <= self.dropout < 1.0, "dropout must be in [0, 1)"),
             (self.observation in ("spec", "spec+clock"), "observation must be spec|spec+clock"),
+            (self.network in ("mlp", "conv"), "network must be mlp|conv"),
+            (self.channels >= 1 and self.conv_layers >= 1, "channels and conv_layers must be >= 1"),
             (0.0 < self.gamma <= 1.0, "gamma must be in (0, 1]"),
             (self.n_step >= 1, "n_step must be >= 1"),
             (self.batch_size >= 1, "batch_size must be >= 1"),
@@ -288,6 +297,65 @@ class QNetwork(nn.Module):
         return out
 
 
+class ShiftConv(nn.Module):
+    """A 3×3 'same' convolution written as nine shifted views of the zero-padded board
+    and one Dense layer: ``float32[..., 7, 8, C]`` → ``float32[..., 7, 8, features]``.
+
+    On XLA's CPU backend its backward pass is about 10× faster than ``nn.Conv``'s
+    (``../shared/notes/dqn-calibration.md``); the result is the same convolution."""
+
+    features: int
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> jax.Array:
+        rows, cols = x.shape[-3], x.shape[-2]
+        pad = jnp.pad(x, [(0, 0)] * (x.ndim - 3) + [(1, 1), (1, 1), (0, 0)])
+        views = [pad[..., r : r + rows, c : c + cols, :] for r in range(3) for c in range(3)]
+        out: jax.Array = nn.Dense(self.features)(jnp.concatenate(views, axis=-1))
+        return out
+
+
+class ConvQNetwork(nn.Module):
+    """Convolutions over the 7×8 board: ``float32[..., obs]`` → ``float32[..., 280]``.
+
+    The observation's 336 floats are the board's six planes; extra inputs (the clock)
+    are broadcast as planes. ``conv_layers`` ReLU :class:`ShiftConv` layers, a global
+    context (the mean over squares through a Dense layer, added to every square), then a
+    per-square head of 5 outputs: the square's reveal (action ``sq``) and its four moves
+    (actions ``56 + 4·sq + d``), so every action reads the features of its own square."""
+
+    channels: int
+    conv_layers: int
+    rows: int = 7
+    cols: int = 8
+
+    @nn.compact
+    def __call__(self, x: jax.Array, deterministic: bool = True) -> jax.Array:
+        squares = self.rows * self.cols
+        lead = x.shape[:-1]
+        board = x[..., : squares * 6].reshape(*lead, self.rows, self.cols, 6)
+        extra = x[..., squares * 6 :]
+        planes = jnp.broadcast_to(
+            extra[..., None, None, :], (*lead, self.rows, self.cols, extra.shape[-1])
+        )
+        h = jnp.concatenate([board, planes], axis=-1)
+        for _ in range(self.conv_layers):
+            h = nn.relu(ShiftConv(self.channels)(h))
+        context = nn.relu(nn.Dense(self.channels)(jnp.mean(h, axis=(-3, -2))))
+        h = h + context[..., None, None, :]
+        head = nn.Dense(5)(h)  # [..., rows, cols, 5]
+        reveal = head[..., 0].reshape(*lead, squares)
+        moves = head[..., 1:].reshape(*lead, squares * 4)
+        return jnp.concatenate([reveal, moves], axis=-1)
+
+
+def make_network(config: Config) -> nn.Module:
+    """The config's Q-network (:class:`QNetwork` or :class:`ConvQNetwork`)."""
+    if config.network == "conv":
+        return ConvQNetwork(config.channels, config.conv_layers)
+    return QNetwork(config.hidden, config.dropout)
+
+
 # ------------------------------------------------------------------------ observation
 
 
@@ -330,7 +398,7 @@ def _state_of(position: Position) -> JaxState:
         plies_since_removal=position.since,
         ply=zero,
         legal_action_mask=position.legal,
-        rewards=jnp.zeros(position.since.shape + (2,), jnp.float32),
+        rewards=jnp.zeros((*position.since.shape, 2), jnp.float32),
         terminated=jnp.zeros(position.since.shape, jnp.bool_),
         truncated=jnp.zeros(position.since.shape, jnp.bool_),
     )
@@ -358,16 +426,16 @@ def _present(state: JaxState) -> jax.Array:
     return state.face_down_mask | on_board.astype(jnp.int32)
 
 
-def _removed_ranks(before: jax.Array, after: jax.Array, owner: jax.Array) -> tuple[jax.Array, jax.Array]:
+def _removed_ranks(
+    before: jax.Array, after: jax.Array, owner: jax.Array
+) -> tuple[jax.Array, jax.Array]:
     """``(count, rank sum)`` of ``owner``'s pieces present in ``before`` but not ``after``."""
     gone = (before & ~after) >> (owner * 8)
     bits = ((gone >> jnp.arange(8)) & 1).astype(jnp.float32)
     return jnp.sum(bits), jnp.sum(bits * jnp.asarray(_RANKS[:8]))
 
 
-def _ply_reward(
-    config: Config, before: JaxState, after: JaxState, learner: jax.Array
-) -> jax.Array:
+def _ply_reward(config: Config, before: JaxState, after: JaxState, learner: jax.Array) -> jax.Array:
     """Material part of the reward of one ply, from the learner's side."""
     present0, present1 = _present(before), _present(after)
     _, taken = _removed_ranks(present0, present1, 1 - learner)
@@ -379,9 +447,13 @@ def _ply_reward(
     )
 
 
-def _terminal_reward(config: Config, state: JaxState, learner: jax.Array, ended: jax.Array) -> jax.Array:
+def _terminal_reward(
+    config: Config, state: JaxState, learner: jax.Array, ended: jax.Array
+) -> jax.Array:
     result = state.rewards[learner]  # +1 / -1 / 0 on the step that ended the game
-    value = jnp.where(result > 0, config.win_reward, jnp.where(result < 0, -config.win_reward, config.draw_reward))
+    value = jnp.where(
+        result > 0, config.win_reward, jnp.where(result < 0, -config.win_reward, config.draw_reward)
+    )
     return jnp.where(ended, value, 0.0)
 
 
@@ -429,7 +501,7 @@ class _Parts:
         self.config = config
         self.env = make(rules)
         self.greedy = JaxGreedy(self.env)
-        self.network = QNetwork(config.hidden, config.dropout, self.env.num_actions)
+        self.network = make_network(config)
         self.optimizer = optax.chain(
             optax.clip_by_global_norm(config.grad_clip), optax.adam(config.learning_rate)
         )
@@ -441,7 +513,9 @@ class _Parts:
             min_length_time_axis=max(config.min_buffer // config.num_envs, config.n_step + 1),
             max_length_time_axis=config.buffer_size // config.num_envs,
             priority_exponent=config.priority_exponent,
-            device=jax.default_backend() if jax.default_backend() in ("cpu", "gpu", "tpu") else "cpu",
+            device=jax.default_backend()
+            if jax.default_backend() in ("cpu", "gpu", "tpu")
+            else "cpu",
         )
         self.mesh = Mesh(np.array(jax.devices()), ("games",))
         self.start = self.env.init(jax.random.key(0))
@@ -454,9 +528,13 @@ class _Parts:
         n = len(self.mesh.devices)
         if n == 1:
             return x
-        spec = NamedSharding(self.mesh, PartitionSpec("games"))
+        spec = NamedSharding(self.mesh, PartitionSpec("games"))  # type: ignore[no-untyped-call]
         return jax.tree.map(
-            lambda a: jax.lax.with_sharding_constraint(a, spec) if a.ndim and a.shape[0] % n == 0 else a,
+            lambda a: (
+                jax.lax.with_sharding_constraint(a, spec)  # type: ignore[no-untyped-call]
+                if a.ndim and a.shape[0] % n == 0
+                else a
+            ),
             x,
         )
 
@@ -464,15 +542,17 @@ class _Parts:
 
     def q_values(self, params: Any, state: JaxState) -> jax.Array:
         obs = jax.vmap(functools.partial(observe, self.env, self.config))(state)
-        q: jax.Array = self.network.apply(params, obs)
-        return q
+        return jnp.asarray(self.network.apply(params, obs))
 
     def opponent_actions(self, params: Any, state: JaxState, words: jax.Array) -> jax.Array:
         """``int32[B]``: each slot's opponent's action in ``state`` (slots: random, greedy,
         self-play, in that order along the batch)."""
         n_random, n_greedy, n_self = self.slots
         parts = []
-        pick = lambda s, lo, hi: jax.tree.map(lambda a: a[lo:hi], s)  # noqa: E731
+
+        def pick(s: JaxState, lo: int, hi: int) -> JaxState:
+            return jax.tree.map(lambda a: a[lo:hi], s)
+
         if n_random:
             s = pick(state, 0, n_random)
             parts.append(uniform_legal(words[:n_random], s.legal_action_mask))
@@ -485,7 +565,9 @@ class _Parts:
             lo = n_random + n_greedy
             s = pick(state, lo, self.config.num_envs)
             q = self.q_values(params, s)
-            parts.append(jnp.argmax(jnp.where(s.legal_action_mask, q, -jnp.inf), axis=-1).astype(jnp.int32))
+            parts.append(
+                jnp.argmax(jnp.where(s.legal_action_mask, q, -jnp.inf), axis=-1).astype(jnp.int32)
+            )
         return jnp.concatenate(parts)
 
     def openings(self, params: Any, words: jax.Array) -> jax.Array:
@@ -497,7 +579,9 @@ class _Parts:
         slot = jnp.arange(self.config.num_envs)
         if n_greedy:
             values = self.greedy.action_values(self.start)
-            greedy = best_action(jnp.broadcast_to(values, (self.config.num_envs, values.shape[0])), words)
+            greedy = best_action(
+                jnp.broadcast_to(values, (self.config.num_envs, values.shape[0])), words
+            )
             out = jnp.where((slot >= n_random) & (slot < n_random + n_greedy), greedy, out)
         if n_self:
             q = self.q_values(params, jax.tree.map(lambda a: a[None], self.start))[0]
@@ -545,20 +629,30 @@ class _Parts:
         )
         reward += jnp.where((action >= env.num_squares) & unchanged, config.move_reward, 0.0)
         ended_by_learner = after_learner.terminated
-        reward += jax.vmap(functools.partial(_terminal_reward, config))(after_learner, learner, ended_by_learner)
+        reward += jax.vmap(functools.partial(_terminal_reward, config))(
+            after_learner, learner, ended_by_learner
+        )
 
         # the opponent's reply, inside the same step
         reply = self.opponent_actions(runner.opponent_params, after_learner, words[:, 2])
         after_reply = steps(after_learner, reply, jax.random.split(k_reply, b))
-        reward += jnp.where(ended_by_learner, 0.0, _ply_reward_batch(config, after_learner, after_reply, learner))
+        reward += jnp.where(
+            ended_by_learner, 0.0, _ply_reward_batch(config, after_learner, after_reply, learner)
+        )
         ended = after_reply.terminated | after_reply.truncated
         ended_by_reply = ended & ~ended_by_learner
-        reward += jax.vmap(functools.partial(_terminal_reward, config))(after_reply, learner, ended_by_reply)
+        reward += jax.vmap(functools.partial(_terminal_reward, config))(
+            after_reply, learner, ended_by_reply
+        )
 
         transition = Transition(_position(state), action, reward.astype(jnp.float32), ended)
 
         # statistics of the games that ended
-        result = jnp.where(ended_by_learner, after_learner.rewards[jnp.arange(b), learner], after_reply.rewards[jnp.arange(b), learner])
+        result = jnp.where(
+            ended_by_learner,
+            after_learner.rewards[jnp.arange(b), learner],
+            after_reply.rewards[jnp.arange(b), learner],
+        )
         ret = runner.episode_return + reward
         length = runner.episode_length + 1
         slot = jnp.arange(b)
@@ -583,7 +677,9 @@ class _Parts:
         opening = self.openings(runner.opponent_params, words[:, 3])
         opened = steps(start, opening, jax.random.split(k_open, b))
         fresh = jax.tree.map(lambda o, s: jnp.where(_expand(seat == 1, o), o, s), opened, start)
-        next_state = jax.tree.map(lambda f, s: jnp.where(_expand(ended, f), f, s), fresh, after_reply)
+        next_state = jax.tree.map(
+            lambda f, s: jnp.where(_expand(ended, f), f, s), fresh, after_reply
+        )
         runner = runner._replace(
             env=self.games(next_state),
             seat=seat,
@@ -622,6 +718,7 @@ class _Parts:
         obs = jax.vmap(functools.partial(observe, env, config))(_state_of(first))
         obs_next = jax.vmap(functools.partial(observe, env, config))(_state_of(last))
         q = self.network.apply(params, obs, deterministic=False, rngs={"dropout": key})
+        q = jnp.asarray(q)
         q_next_online = self.network.apply(params, obs_next)
         q_next_target = self.network.apply(target_params, obs_next)
         selector = jnp.where(last.legal, q_next_online, -1e9)
@@ -653,7 +750,9 @@ class _Parts:
         phase1, _, _ = _schedule(config, step)
         period = jnp.where(phase1, config.phase1_target_period, config.phase2_target_period)
         target = optax.periodic_update(params, runner.target_params, count, period)
-        opponent = optax.periodic_update(params, runner.opponent_params, count, config.self_play_period)
+        opponent = optax.periodic_update(
+            params, runner.opponent_params, count, config.self_play_period
+        )
         runner = runner._replace(
             params=params,
             target_params=target,
@@ -704,7 +803,9 @@ class _Parts:
         config = self.config
         step0 = runner.rounds * config.steps_per_round
 
-        def act(r: RunnerState, t: jax.Array) -> tuple[RunnerState, tuple[Transition, dict[str, jax.Array]]]:
+        def act(
+            r: RunnerState, t: jax.Array
+        ) -> tuple[RunnerState, tuple[Transition, dict[str, jax.Array]]]:
             r, transition, stats = self.iteration(r, step0 + t * config.num_envs)
             return r, (transition, stats)
 
@@ -719,7 +820,10 @@ class _Parts:
             return self.update(r, step, items)
 
         def skip(r: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
-            return r, {"loss": jnp.full((config.updates_per_rollout,), jnp.nan), "td_error": jnp.full((config.updates_per_rollout,), jnp.nan)}
+            return r, {
+                "loss": jnp.full((config.updates_per_rollout,), jnp.nan),
+                "td_error": jnp.full((config.updates_per_rollout,), jnp.nan),
+            }
 
         def run(r: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
             return jax.lax.scan(learn, r, None, length=config.updates_per_rollout)
@@ -730,7 +834,7 @@ class _Parts:
             learn_stats = {k: jnp.nanmean(v) for k, v in learned.items()}
         else:
             learn_stats = {"loss": jnp.float32(jnp.nan), "td_error": jnp.float32(jnp.nan)}
-        summed = {k: jnp.sum(v) for k, v in stats.items() if k != "reward" and k != "epsilon"}
+        summed = {k: jnp.sum(v) for k, v in stats.items() if k not in {"reward", "epsilon"}}
         metrics = {
             **summed,
             "reward": jnp.mean(stats["reward"]),
@@ -740,7 +844,9 @@ class _Parts:
         return runner._replace(rounds=runner.rounds + 1), metrics
 
 
-def _ply_reward_batch(config: Config, before: JaxState, after: JaxState, learner: jax.Array) -> jax.Array:
+def _ply_reward_batch(
+    config: Config, before: JaxState, after: JaxState, learner: jax.Array
+) -> jax.Array:
     return jax.vmap(functools.partial(_ply_reward, config))(before, after, learner)
 
 
@@ -776,16 +882,16 @@ def make_train(config: Config) -> Any:
 
 def params_to_arrays(params: Any) -> dict[str, np.ndarray[Any, Any]]:
     """The network parameters as ``{"params/Dense_0/kernel": array, ...}``."""
-    flat = flax.traverse_util.flatten_dict(jax.device_get(params), sep="/")
+    flat = flax.traverse_util.flatten_dict(jax.device_get(params), sep="/")  # type: ignore[no-untyped-call]
     return {name: np.asarray(value) for name, value in flat.items()}
 
 
 def _leaves_to_arrays(tree: Any) -> dict[str, np.ndarray[Any, Any]]:
     out = {}
     for i, leaf in enumerate(jax.tree.leaves(tree)):
-        if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key):
-            leaf = jax.random.key_data(leaf)
-        out[f"run/{i:04d}"] = np.asarray(jax.device_get(leaf))
+        is_key = jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+        data = jax.random.key_data(leaf) if is_key else leaf
+        out[f"run/{i:04d}"] = np.asarray(jax.device_get(data))
     return out
 
 
@@ -889,7 +995,13 @@ def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
     total: dict[str, float] = {}
     for name in history[0]:
         values = np.array([float(h[name]) for h in history], np.float64)
-        total[name] = float(np.nansum(values)) if name.startswith(("games_", "points_", "wins_", "episode")) else float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
+        total[name] = (
+            float(np.nansum(values))
+            if name.startswith(("games_", "points_", "wins_", "episode"))
+            else float(np.nanmean(values))
+            if np.isfinite(values).any()
+            else float("nan")
+        )
     out: dict[str, float] = {
         "loss": total.get("loss", float("nan")),
         "td_error": total.get("td_error", float("nan")),
@@ -898,8 +1010,12 @@ def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
         "episodes": total.get("episodes", 0.0),
     }
     episodes = total.get("episodes", 0.0)
-    out["episode_length"] = total.get("episode_length", 0.0) / episodes if episodes else float("nan")
-    out["episode_return"] = total.get("episode_return", 0.0) / episodes if episodes else float("nan")
+    out["episode_length"] = (
+        total.get("episode_length", 0.0) / episodes if episodes else float("nan")
+    )
+    out["episode_return"] = (
+        total.get("episode_return", 0.0) / episodes if episodes else float("nan")
+    )
     for name in ("random", "greedy", "self"):
         games = total.get(f"games_{name}", 0.0)
         if games:

@@ -27,7 +27,7 @@ from jungle_core.jax_env import make
 from jungle_train import dqn
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._errors import CheckpointError, ConfigError
-from jungle_train._learned import DQNAgent, network_numpy
+from jungle_train._learned import DQNAgent, conv_numpy, network_numpy
 from jungle_train._metrics import read_metrics
 from jungle_train._run import run_training
 from jungle_train._sampling import best_action, coin, uniform_legal
@@ -50,10 +50,30 @@ TINY = dqn.Config(
 )
 
 
+# without Greedy opponents the program is much smaller, so it compiles much faster
+LIGHT = dataclasses.replace(TINY, opponents="random=3,self=1")
+
+
 @pytest.fixture(scope="module")
-def tiny_run() -> tuple[Any, dict[str, Any]]:
-    runner, metrics = dqn.make_train(TINY)(jax.random.key(0))
+def tiny_train() -> Any:
+    return dqn.make_train(TINY)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tiny_train: Any) -> tuple[Any, dict[str, Any]]:
+    runner, metrics = tiny_train(jax.random.key(0))
     return runner, metrics
+
+
+def _subprocess_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment of a child Python: JAX's compilation cache shared between the
+    children of one test, so only the first compiles."""
+    return dict(
+        os.environ,
+        JAX_COMPILATION_CACHE_DIR=str(tmp_path / "jax-cache"),
+        JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0",
+        **extra,
+    )
 
 
 # ---------------------------------------------------------------------- samplers
@@ -131,9 +151,7 @@ def _numpy_loss(
 
     def obs(position: Any, i: int, k: int) -> np.ndarray:
         state = env.to_state(
-            dqn._state_of(jax.tree.map(lambda a: a[i, k], position)).replace(
-                ply=jnp.int32(0)
-            )
+            dqn._state_of(jax.tree.map(lambda a: a[i, k], position)).replace(ply=jnp.int32(0))
         )
         o = observation(state).reshape(-1)
         clock = np.float32(state.plies_since_removal / 100)
@@ -155,7 +173,11 @@ def _numpy_loss(
         best = int(np.argmax(np.where(legal, q_next_online, -np.inf)))
         target_value = ret + disc * q_next_target[best]
         td = target_value - q[int(batch.action[i, 0])]
-        huber = 0.5 * td**2 if abs(td) <= config.huber_delta else config.huber_delta * (abs(td) - 0.5 * config.huber_delta)
+        huber = (
+            0.5 * td**2
+            if abs(td) <= config.huber_delta
+            else config.huber_delta * (abs(td) - 0.5 * config.huber_delta)
+        )
         losses.append(weights[i] * huber)
         tds.append(td)
     return float(np.mean(losses)), np.array(tds)
@@ -171,7 +193,9 @@ def test_loss_equals_a_numpy_reference(tiny_run: tuple[Any, dict[str, Any]]) -> 
     weights = np.linspace(0.5, 1.0, TINY.batch_size).astype(np.float32)
     # a target network that differs from the online one
     target = jax.tree.map(lambda a: a * 0.9, runner.params)
-    loss, td = jax.jit(parts.loss)(runner.params, target, batch, jnp.asarray(weights), jax.random.key(0))
+    loss, td = jax.jit(parts.loss)(
+        runner.params, target, batch, jnp.asarray(weights), jax.random.key(0)
+    )
     ref_loss, ref_td = _numpy_loss(TINY, runner.params, target, batch, weights)
     np.testing.assert_allclose(np.asarray(td), ref_td, rtol=1e-4, atol=1e-4)
     assert abs(float(loss) - ref_loss) < 1e-4 * max(1.0, abs(ref_loss))
@@ -182,7 +206,25 @@ def test_numpy_forward_equals_the_flax_network(tiny_run: tuple[Any, dict[str, An
     x = np.random.default_rng(0).random((5, 337)).astype(np.float32)
     net = dqn.QNetwork(TINY.hidden, TINY.dropout)
     expected = np.asarray(net.apply(runner.params, x))
-    np.testing.assert_allclose(network_numpy(jax.device_get(runner.params["params"]), x), expected, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        network_numpy(jax.device_get(runner.params["params"]), x), expected, rtol=1e-5, atol=1e-5
+    )
+
+
+def test_numpy_forward_equals_the_conv_network() -> None:
+    config = dataclasses.replace(TINY, network="conv", channels=8, conv_layers=2)
+    net = dqn.make_network(config)
+    x = np.random.default_rng(1).random((3, 337)).astype(np.float32)
+    params = net.init(jax.random.key(0), jnp.asarray(x))
+    expected = np.asarray(net.apply(params, x))
+    got = np.stack([conv_numpy(jax.device_get(params["params"]), row) for row in x])
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    # the per-square head: action 56 + 4*sq + d reads square sq
+    probe = np.zeros((1, 337), np.float32)
+    probe[0, 6 * 20 : 6 * 20 + 6] = 1.0  # a piece on square 20 only
+    near = np.asarray(net.apply(params, probe) - net.apply(params, np.zeros((1, 337), np.float32)))[0]
+    far_square = 55  # more than two conv layers away from square 20
+    assert near[far_square] == pytest.approx(near[54], abs=1e-6)  # both see only the context
 
 
 # ----------------------------------------------------------------------- rewards
@@ -191,7 +233,12 @@ def test_numpy_forward_equals_the_flax_network(tiny_run: tuple[Any, dict[str, An
 def _reward(config: dqn.Config, before: str, after: str, learner: int) -> float:
     env = make(DARK)
     return float(
-        dqn._ply_reward(config, env.from_state(from_fen(before)), env.from_state(from_fen(after)), jnp.int32(learner))
+        dqn._ply_reward(
+            config,
+            env.from_state(from_fen(before)),
+            env.from_state(from_fen(after)),
+            jnp.int32(learner),
+        )
     )
 
 
@@ -212,7 +259,9 @@ def test_games_restart_with_the_learner_to_move_in_alternating_seats() -> None:
     """Between iterations every game has the learner's seat to move; finished games
     restart with the other seat (the opponent's first action already played when the
     learner is second); every stored action is legal where it was taken."""
-    config = dataclasses.replace(TINY, total_steps=8 * 2 * 100, updates_per_rollout=0, buffer_size=256)
+    config = dataclasses.replace(
+        LIGHT, total_steps=8 * 2 * 100, updates_per_rollout=0, buffer_size=256
+    )
     parts = dqn._Parts(config)
     runner = parts.init(jax.random.key(4))
     seats = [np.asarray(runner.seat)]
@@ -240,10 +289,12 @@ def _flat(params: Any) -> np.ndarray:
     return np.concatenate([np.asarray(a).ravel() for a in jax.tree.leaves(params)])
 
 
-def test_same_seed_same_network_other_seed_another(tiny_run: tuple[Any, dict[str, Any]]) -> None:
+def test_same_seed_same_network_other_seed_another(
+    tiny_train: Any, tiny_run: tuple[Any, dict[str, Any]]
+) -> None:
     runner, _ = tiny_run
-    again, _ = dqn.make_train(TINY)(jax.random.key(0))
-    other, _ = dqn.make_train(TINY)(jax.random.key(1))
+    again, _ = tiny_train(jax.random.key(0))
+    other, _ = tiny_train(jax.random.key(1))
     assert np.array_equal(_flat(runner.params), _flat(again.params))
     assert not np.allclose(_flat(runner.params), _flat(other.params))
 
@@ -261,15 +312,18 @@ def test_chunked_trainer_equals_one_jitted_train(tiny_run: tuple[Any, dict[str, 
 # ------------------------------------------------------------------- checkpoints
 
 
-def test_run_checkpoint_round_trips_bit_exactly(tmp_path: Path, tiny_run: tuple[Any, dict[str, Any]]) -> None:
+def test_run_checkpoint_round_trips_bit_exactly(
+    tmp_path: Path, tiny_run: tuple[Any, dict[str, Any]]
+) -> None:
     runner, _ = tiny_run
     trainer = dqn.DQNTrainer(TINY)
     trainer.save(runner, str(tmp_path / "run.npz"))
     loaded = trainer.load(str(tmp_path / "run.npz"))
     for a, b in zip(jax.tree.leaves(runner), jax.tree.leaves(loaded), strict=True):
         if jnp.issubdtype(a.dtype, jax.dtypes.prng_key):
-            a, b = jax.random.key_data(a), jax.random.key_data(b)
-        assert np.array_equal(np.asarray(a), np.asarray(b))
+            assert np.array_equal(jax.random.key_data(a), jax.random.key_data(b))
+        else:
+            assert np.array_equal(np.asarray(a), np.asarray(b))
     other = dqn.DQNTrainer(dataclasses.replace(TINY, learning_rate=0.5))
     with pytest.raises(CheckpointError, match="another config"):
         other.load(str(tmp_path / "run.npz"))
@@ -280,12 +334,12 @@ def test_corrupt_and_truncated_checkpoints_raise_a_clear_error(tmp_path: Path) -
     save_checkpoint(path, {"w": np.arange(1000.0)}, kind="dqn", config={"a": 1}, step=3)
     data = path.read_bytes()
     (tmp_path / "cut.npz").write_bytes(data[: len(data) // 2])
-    with pytest.raises(CheckpointError, match="cut.npz"):
+    with pytest.raises(CheckpointError, match=r"cut\.npz"):
         load_checkpoint(tmp_path / "cut.npz")
     edited = bytearray(data)
     edited[len(data) // 2] ^= 0xFF  # inside the array's bytes
     (tmp_path / "edited.npz").write_bytes(bytes(edited))
-    with pytest.raises(CheckpointError, match="edited.npz"):
+    with pytest.raises(CheckpointError, match=r"edited\.npz"):
         load_checkpoint(tmp_path / "edited.npz")
     with pytest.raises(CheckpointError, match="not of 'qlearn'"):
         load_checkpoint(path, kind="qlearn")
@@ -303,10 +357,10 @@ def _umask() -> int:
 def test_config_files_and_names(tmp_path: Path) -> None:
     assert resolve_config("dqn", "spec", None) == dqn.SPEC_CONFIG
     assert resolve_config("dqn", None, 1000).total_steps == 1000
-    (tmp_path / "c.toml").write_text('hidden = [32, 32]\nn_step = 2\n')
+    (tmp_path / "c.toml").write_text("hidden = [32, 32]\nn_step = 2\n")
     assert resolve_config("dqn", str(tmp_path / "c.toml"), None).hidden == (32, 32)
     (tmp_path / "bad.json").write_text('{"hiden": [3]}')
-    with pytest.raises(ConfigError, match="bad.json.*unknown field 'hiden'"):
+    with pytest.raises(ConfigError, match=r"bad\.json.*unknown field 'hiden'"):
         resolve_config("dqn", str(tmp_path / "bad.json"), None)
     (tmp_path / "bad2.json").write_text('{"gamma": 2.0}')
     with pytest.raises(ConfigError, match="gamma"):
@@ -316,20 +370,42 @@ def test_config_files_and_names(tmp_path: Path) -> None:
 def test_spec_config_is_spec_section_7() -> None:
     c = dqn.SPEC_CONFIG
     assert (c.observation_size, c.hidden, c.dropout, c.learning_rate, c.gamma, c.batch_size) == (
-        336, (512, 512, 512), 0.2, 1e-4, 0.99, 64,
+        336,
+        (512, 512, 512),
+        0.2,
+        1e-4,
+        0.99,
+        64,
     )
     assert (c.grad_clip, c.n_step, c.beta_start, c.beta_end, c.num_envs) == (1.0, 1, 0.4, 1.0, 1024)
-    assert (c.reveal_reward, c.move_reward, c.capture_reward, c.lost_piece_reward, c.win_reward, c.draw_reward) == (
-        0.1, 0.05, 0.2, -0.3, 10.0, 0.0,
+    assert (
+        c.reveal_reward,
+        c.move_reward,
+        c.capture_reward,
+        c.lost_piece_reward,
+        c.win_reward,
+        c.draw_reward,
+    ) == (
+        0.1,
+        0.05,
+        0.2,
+        -0.3,
+        10.0,
+        0.0,
     )
-    assert (c.phase1_fraction, c.phase1_epsilon, c.phase2_epsilon, c.opponents) == (0.4, (0.9, 0.02), (0.5, 0.02), "random")
+    assert (c.phase1_fraction, c.phase1_epsilon, c.phase2_epsilon, c.opponents) == (
+        0.4,
+        (0.9, 0.02),
+        (0.5, 0.02),
+        "random",
+    )
 
 
 # ------------------------------------------------------------ agent and training
 
 
 def test_trained_checkpoint_plays_through_the_registry(tmp_path: Path) -> None:
-    trainer = dqn.DQNTrainer(TINY)
+    trainer = dqn.DQNTrainer(LIGHT)
     run_training(trainer, tmp_path / "run", steps=32, chunk_steps=16, eval_games=2)
     lines = read_metrics(tmp_path / "run" / "metrics.jsonl")
     assert [m["step"] for m in lines] == [16, 32] and set(lines[-1]["eval"]) == {"random", "greedy"}
@@ -355,14 +431,22 @@ _SCRIPT = textwrap.dedent(
 
 
 def test_two_devices_give_the_one_device_result(tmp_path: Path) -> None:
-    fields = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(TINY).items()}
+    fields = {
+        k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(LIGHT).items()
+    }
     results = []
     for devices in (1, 2):
-        env = dict(os.environ, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
+        env = _subprocess_env(
+            tmp_path, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}"
+        )
         out = tmp_path / f"{devices}.npz"
         run = subprocess.run(
             [sys.executable, "-c", _SCRIPT, json.dumps(fields), str(out)],
-            env=env, capture_output=True, text=True, timeout=300, check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
         )
         assert run.returncode == 0, run.stderr[-2000:]
         assert run.stdout.strip().splitlines()[-1] == str(devices)
@@ -376,15 +460,36 @@ def test_a_run_killed_at_any_moment_resumes_to_the_same_network(tmp_path: Path) 
     """SIGKILL `jungle train dqn` mid-run (twice), resume it; it ends at the same step
     count as an uninterrupted run, with the same network and a parseable metrics file."""
     config = tmp_path / "tiny.json"
-    fields = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(TINY).items()}
+    fields = {
+        k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(LIGHT).items()
+    }
     config.write_text(json.dumps(fields))
     jungle = [str(Path(sys.executable).parent / "jungle")]
 
     def train(out: Path, *extra: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            [*jungle, "train", "dqn", "--config", str(config), "--steps", "256", "--chunk", "16",
-             "--eval-games", "0", "--eval-against", "", "--out", str(out), *extra],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+            [
+                *jungle,
+                "train",
+                "dqn",
+                "--config",
+                str(config),
+                "--steps",
+                "256",
+                "--chunk",
+                "16",
+                "--eval-games",
+                "0",
+                "--eval-against",
+                "",
+                "--out",
+                str(out),
+                *extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_subprocess_env(tmp_path),
         )
 
     whole = train(tmp_path / "whole")
@@ -407,4 +512,6 @@ def test_a_run_killed_at_any_moment_resumes_to_the_same_network(tmp_path: Path) 
     for name in a.arrays:
         assert np.array_equal(a.arrays[name], b.arrays[name]), name
     lines = read_metrics(killed / "metrics.jsonl")
-    assert [m["step"] for m in lines] == [m["step"] for m in read_metrics(tmp_path / "whole" / "metrics.jsonl")]
+    assert [m["step"] for m in lines] == [
+        m["step"] for m in read_metrics(tmp_path / "whole" / "metrics.jsonl")
+    ]
