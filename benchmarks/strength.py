@@ -37,6 +37,18 @@ PAIRS = [
 ]
 
 
+# the learned agents' shipped checkpoints (jungle_train), against the reference agents
+LEARNED_PAIRS = [
+    ("dqn", "random"),
+    ("dqn", "greedy"),
+    ("dqn", "minimax:depth=3"),
+    ("qlearn", "random"),
+    ("approxq", "random"),
+    ("qlearn", "greedy"),
+    ("approxq", "greedy"),
+]
+
+
 def _file(out: str, a: str, b: str) -> str:
     return f"{out}/{re.sub(r'[^A-Za-z0-9]+', '_', a)}__vs__{re.sub(r'[^A-Za-z0-9]+', '_', b)}.jsonl"
 
@@ -57,9 +69,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", default="dark")
     parser.add_argument("--report-only", action="store_true", help="summarise the files only")
     parser.add_argument("--pairs", default=None, help="indices into the pair list, e.g. 0,3")
+    parser.add_argument(
+        "--learned", action="store_true", help="the learned agents' pairs instead of the built-in"
+    )
     args = parser.parse_args(argv)
     rules = rules_by_name(args.rules)
-    pairs = PAIRS if args.pairs is None else [PAIRS[int(i)] for i in args.pairs.split(",")]
+    listed = LEARNED_PAIRS if args.learned else PAIRS
+    pairs = listed if args.pairs is None else [listed[int(i)] for i in args.pairs.split(",")]
     for a, b in pairs:
         if args.report_only:
             continue

@@ -1,4 +1,18 @@
-"""jungle_train: training of the learning agents on the JAX core (tabular Q, approximate Q, DQN).
+"""jungle_train: the learning agents of SPEC §7 and their training.
+
+- :mod:`jungle_train.dqn`: DQN on the JAX core, the whole loop jitted over thousands of
+  games (``make_train(config)(key)``; :class:`jungle_train.dqn.DQNTrainer` for chunked,
+  checkpointed runs);
+- :mod:`jungle_train.tabular_q`: tabular Q-learning, the table keyed by the hashable state;
+- :mod:`jungle_train.approx_q`: approximate Q-learning over SPEC §7's 16 features;
+- :mod:`jungle_train.ablate`: the discount-factor ablation (SPEC §8).
+
+Every learner runs under one loop (``jungle_train._run.run_training``: checkpoints written
+atomically, a JSON Lines metrics file, evaluation games through the arena, resume after a
+kill) and is played by ``make_agent("dqn" | "qlearn" | "approxq"[":path=FILE"], DARK)``:
+the agents join :mod:`jungle_agents`' registry through the ``jungle.agents`` entry points,
+so the agents package never imports this one. Importing this package imports nothing
+heavy; the DQN module brings JAX.
 
 Sits on top of :mod:`jungle_core` and :mod:`jungle_agents`.
 """

@@ -67,7 +67,9 @@ def conv_numpy(
     x = np.asarray(x, np.float32)
     board = x[: squares * 6].reshape(rows, cols, 6)
     extra = np.broadcast_to(x[squares * 6 :], (rows, cols, x.shape[0] - squares * 6))
-    h = np.concatenate([board, extra], axis=-1)
+    r, c = np.meshgrid(np.linspace(-1, 1, rows), np.linspace(-1, 1, cols), indexing="ij")
+    coords = np.stack([r, c], axis=-1).astype(np.float32)
+    h = np.concatenate([board, extra, coords], axis=-1)
     convs = sorted(
         (n for n in params if n.startswith("ShiftConv_")), key=lambda n: int(n.rsplit("_", 1)[-1])
     )

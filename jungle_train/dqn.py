@@ -81,6 +81,7 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 import rlax
+from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jungle_core import DARK, Rules
@@ -315,11 +316,24 @@ class ShiftConv(nn.Module):
         return out
 
 
+def coordinate_planes(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
+    """``float32[rows, cols, 2]``: each square's row and column, scaled to [-1, 1].
+
+    >>> coordinate_planes()[0, 0].tolist(), coordinate_planes()[6, 7].tolist()
+    ([-1.0, -1.0], [1.0, 1.0])
+    """
+    r, c = np.meshgrid(np.linspace(-1, 1, rows), np.linspace(-1, 1, cols), indexing="ij")
+    return np.stack([r, c], axis=-1).astype(np.float32)
+
+
 class ConvQNetwork(nn.Module):
     """Convolutions over the 7×8 board: ``float32[..., obs]`` → ``float32[..., 280]``.
 
     The observation's 336 floats are the board's six planes; extra inputs (the clock)
-    are broadcast as planes. ``conv_layers`` ReLU :class:`ShiftConv` layers, a global
+    are broadcast as planes, and two planes hold each square's row and column (scaled to
+    [-1, 1]) so that the pooled context can say *where* pieces are: without them a piece
+    cannot find an enemy beyond its receptive field, and games against a fleeing piece
+    end in the no-removal draw. ``conv_layers`` ReLU :class:`ShiftConv` layers, a global
     context (the mean over squares through a Dense layer, added to every square), then a
     per-square head of 5 outputs: the square's reveal (action ``sq``) and its four moves
     (actions ``56 + 4·sq + d``), so every action reads the features of its own square."""
@@ -338,7 +352,10 @@ class ConvQNetwork(nn.Module):
         planes = jnp.broadcast_to(
             extra[..., None, None, :], (*lead, self.rows, self.cols, extra.shape[-1])
         )
-        h = jnp.concatenate([board, planes], axis=-1)
+        coords = jnp.broadcast_to(
+            jnp.asarray(coordinate_planes(self.rows, self.cols)), (*lead, self.rows, self.cols, 2)
+        )
+        h = jnp.concatenate([board, planes, coords], axis=-1)
         for _ in range(self.conv_layers):
             h = nn.relu(ShiftConv(self.channels)(h))
         context = nn.relu(nn.Dense(self.channels)(jnp.mean(h, axis=(-3, -2))))
@@ -551,7 +568,8 @@ class _Parts:
         parts = []
 
         def pick(s: JaxState, lo: int, hi: int) -> JaxState:
-            return jax.tree.map(lambda a: a[lo:hi], s)
+            part: JaxState = jax.tree.map(lambda a: a[lo:hi], s)
+            return part
 
         if n_random:
             s = pick(state, 0, n_random)
@@ -719,8 +737,8 @@ class _Parts:
         obs_next = jax.vmap(functools.partial(observe, env, config))(_state_of(last))
         q = self.network.apply(params, obs, deterministic=False, rngs={"dropout": key})
         q = jnp.asarray(q)
-        q_next_online = self.network.apply(params, obs_next)
-        q_next_target = self.network.apply(target_params, obs_next)
+        q_next_online = jnp.asarray(self.network.apply(params, obs_next))
+        q_next_target = jnp.asarray(self.network.apply(target_params, obs_next))
         selector = jnp.where(last.legal, q_next_online, -1e9)
         td = jax.vmap(rlax.double_q_learning)(
             q, batch.action[:, 0], returns, bootstrap, q_next_target, selector
@@ -882,8 +900,16 @@ def make_train(config: Config) -> Any:
 
 def params_to_arrays(params: Any) -> dict[str, np.ndarray[Any, Any]]:
     """The network parameters as ``{"params/Dense_0/kernel": array, ...}``."""
-    flat = flax.traverse_util.flatten_dict(jax.device_get(params), sep="/")  # type: ignore[no-untyped-call]
+    host = jax.tree.map(_to_host, params)
+    flat = flax.traverse_util.flatten_dict(host, sep="/")  # type: ignore[no-untyped-call]
     return {name: np.asarray(value) for name, value in flat.items()}
+
+
+def _to_host(x: jax.Array) -> np.ndarray[Any, Any]:
+    """The whole array on this host (gathered from every process when several run)."""
+    if jax.process_count() > 1:
+        return np.asarray(multihost_utils.process_allgather(x, tiled=True))
+    return np.asarray(jax.device_get(x))
 
 
 def _leaves_to_arrays(tree: Any) -> dict[str, np.ndarray[Any, Any]]:
@@ -891,7 +917,7 @@ def _leaves_to_arrays(tree: Any) -> dict[str, np.ndarray[Any, Any]]:
     for i, leaf in enumerate(jax.tree.leaves(tree)):
         is_key = jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
         data = jax.random.key_data(leaf) if is_key else leaf
-        out[f"run/{i:04d}"] = np.asarray(jax.device_get(data))
+        out[f"run/{i:04d}"] = _to_host(data)
     return out
 
 
@@ -950,10 +976,14 @@ class DQNTrainer:
 
     def save(self, state: RunnerState, path: str) -> None:
         """The whole run state (network, target, self-play copy, Adam, replay, games,
-        key) as one checkpoint."""
+        key) as one checkpoint (gathered to, and written by, process 0 when several
+        processes run under ``jax.distributed``)."""
+        arrays = _leaves_to_arrays(state)
+        if jax.process_index() != 0:
+            return
         save_checkpoint(
             path,
-            _leaves_to_arrays(state),
+            arrays,
             kind=KIND,
             config=config_to_json(self.config),
             step=self.steps_done(state),
@@ -967,10 +997,14 @@ class DQNTrainer:
         return runner
 
     def save_agent(self, state: RunnerState, path: str, **extra: Any) -> None:
-        """The playing checkpoint: the online network's parameters and the config."""
+        """The playing checkpoint: the online network's parameters and the config
+        (written by process 0 only)."""
+        arrays = params_to_arrays(state.params)
+        if jax.process_index() != 0:
+            return
         save_checkpoint(
             path,
-            params_to_arrays(state.params),
+            arrays,
             kind=KIND,
             config=config_to_json(self.config),
             step=self.steps_done(state),

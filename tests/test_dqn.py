@@ -222,7 +222,9 @@ def test_numpy_forward_equals_the_conv_network() -> None:
     # the per-square head: action 56 + 4*sq + d reads square sq
     probe = np.zeros((1, 337), np.float32)
     probe[0, 6 * 20 : 6 * 20 + 6] = 1.0  # a piece on square 20 only
-    near = np.asarray(net.apply(params, probe) - net.apply(params, np.zeros((1, 337), np.float32)))[0]
+    near = np.asarray(net.apply(params, probe) - net.apply(params, np.zeros((1, 337), np.float32)))[
+        0
+    ]
     far_square = 55  # more than two conv layers away from square 20
     assert near[far_square] == pytest.approx(near[54], abs=1e-6)  # both see only the context
 
