@@ -5,7 +5,7 @@ a module of its own. Each sub-command is a function that tests call directly.
 
 Sub-commands: ``demo`` (one random game), ``perft``, ``show``, ``agents`` (the agent
 kinds and their parameters), ``match``, ``tournament``, ``play`` (a human against an
-agent), ``replay``.
+agent), ``replay``, ``serve`` (the browser page).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from jungle_agents.arena import (
 )
 from jungle_cli._play import PlaySession, load_any_record, parse_clock, replay_session
 from jungle_cli._progress import ProgressBar
+from jungle_cli._serve_cli import add_serve_parser
 
 __all__ = ["build_parser", "main", "play_random_game", "split_agent_specs"]
 
@@ -291,6 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="step with Enter even when input is not a terminal",
     )
     rep.set_defaults(func=_cmd_replay)
+
+    add_serve_parser(sub)
     return parser
 
 
