@@ -40,6 +40,9 @@ from jungle_core import Rules, State
 __all__ = ["AgentFailedError", "DecisionPool", "DecisionTimeoutError"]
 
 
+STARTUP_S = 60.0
+
+
 class DecisionTimeoutError(RuntimeError):
     """An agent did not decide within its time limit (its worker was replaced)."""
 
@@ -53,6 +56,7 @@ def _worker_main(conn: Connection, plugins: Sequence[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for module in plugins:
         importlib.import_module(module)
+    conn.send(("ready", 0, 0.0))  # imports done: decisions are timed from here
     agents: dict[tuple[Rules, str], Agent] = {}
     while True:
         try:
@@ -81,6 +85,10 @@ class _Worker:
         )
         self.process.start()
         child.close()
+        # a fresh interpreter takes a second or so to import; that is not thinking time
+        if not self.conn.poll(STARTUP_S) or self.conn.recv()[0] != "ready":
+            self.stop()
+            raise AgentFailedError(f"a decision worker did not start within {STARTUP_S} s")
 
     def stop(self) -> None:
         self.conn.close()
