@@ -14,13 +14,13 @@ import pytest
 pytest.importorskip("starlette", reason="jungle serve needs the serve extra")
 pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-import jungle_core as jc  # noqa: E402
-from jungle_agents.arena import GameRecord, play_match, replay  # noqa: E402
-from jungle_cli import build_parser  # noqa: E402
-from jungle_cli._games import ServedGame, parse_record_text  # noqa: E402
-from jungle_cli._serve import make_app  # noqa: E402
+import jungle_core as jc
+from jungle_agents.arena import GameRecord, play_match, replay
+from jungle_cli import build_parser
+from jungle_cli._games import ServedGame, parse_record_text
+from jungle_cli._serve import make_app
 
 STATIC = Path(__file__).resolve().parent.parent / "jungle_cli" / "static"
 
@@ -48,7 +48,7 @@ def settle(client: TestClient, view: dict[str, Any], plies: int) -> dict[str, An
 
 def test_page_and_assets_are_local(client: TestClient) -> None:
     page = client.get("/")
-    assert page.status_code == 200 and "<svg id=\"board\"" in page.text
+    assert page.status_code == 200 and '<svg id="board"' in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
     for name in ("app.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
