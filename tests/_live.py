@@ -17,7 +17,13 @@ from jungle_cli._serve import make_app
 @contextlib.contextmanager
 def live_server(**options: Any) -> Iterator[str]:
     """Yield the base URL of a running server built by ``make_app(**options)``."""
-    config = uvicorn.Config(make_app(**options), host="127.0.0.1", port=0, log_level="warning")
+    config = uvicorn.Config(
+        make_app(**options),
+        host="127.0.0.1",
+        port=0,
+        log_level="warning",
+        timeout_graceful_shutdown=1,  # pages keep a long poll open
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

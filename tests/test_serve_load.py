@@ -13,8 +13,8 @@ import pytest
 pytest.importorskip("starlette", reason="jungle serve needs the serve extra")
 httpx = pytest.importorskip("httpx")
 
-from jungle_agents.arena import GameRecord, replay
-from tests._live import live_server
+from jungle_agents.arena import GameRecord, replay  # noqa: E402
+from tests._live import live_server  # noqa: E402
 
 GAMES = 50
 MOVES = 12
