@@ -161,18 +161,26 @@ class GameStore:
         if event is not None:
             event.set()
 
-    async def wait(self, game: ServedGame, after: int) -> None:
-        """Return once ``game.version > after``, or after at most :data:`POLL_S` seconds
-        (sooner when a clock may fall)."""
+    async def wait(
+        self, game: ServedGame, after: int, gone: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        """Return once ``game.version > after``, after at most :data:`POLL_S` seconds
+        (sooner when a clock may fall), or when ``gone()`` returns (the client left)."""
+        if game.version > after:
+            return
         timeout = POLL_S
         clock = game.clock_view()
         if clock is not None and clock["running"] is not None:
             timeout = min(timeout, max(clock["remaining"][clock["running"]], 0.0) + 0.05)
-        if game.version > after:
-            return
         event = self._events.setdefault(game.id, asyncio.Event())
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout)
+        waits = [asyncio.ensure_future(event.wait())]
+        if gone is not None:
+            waits.append(asyncio.ensure_future(gone()))
+        try:
+            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in waits:
+                task.cancel()
 
     def kick(self, game: ServedGame) -> None:
         """Start the agent turns of ``game`` if an agent is to move and none runs yet."""
@@ -264,6 +272,12 @@ async def _json_body(request: Request, limit: int = BODY_LIMIT) -> dict[str, Any
     if not isinstance(data, dict):
         raise BadRequestError("the request body must be a JSON object")
     return data
+
+
+async def _disconnect(request: Request) -> None:
+    """Return when the client has gone (a long poll then ends at once)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
 
 
 def _field(data: dict[str, Any], name: str, kind: type, default: Any) -> Any:
@@ -361,7 +375,7 @@ async def _get_game(request: Request, store: GameStore) -> Any:
     if after is not None:
         if not after.lstrip("-").isdigit() or len(after) > 12:
             raise BadRequestError(f"after must be a version number, not {after[:20]!r}")
-        await store.wait(game, int(after))
+        await store.wait(game, int(after), lambda: _disconnect(request))
         game = store.get(game.id)
     version = game.version
     view = game.view()

@@ -195,8 +195,9 @@ function drawBoard() {
     for (const m of legal) {
       if (m.from !== S.selected || m.action < n) continue;
       const [x, y] = squareXY(m.to);
-      el("circle", { cx: x + Q / 2, cy: y + Q / 2, r: 9, class: "dot",
-                     "data-target": squareName(m.to) }, svg);
+      const onPiece = pos.squares[m.to] !== null;  // a ring around a piece, as lichess does
+      el("circle", { cx: x + Q / 2, cy: y + Q / 2, r: onPiece ? Q * 0.46 : 9,
+                     class: onPiece ? "dot ring" : "dot", "data-target": squareName(m.to) }, svg);
     }
   }
 }
