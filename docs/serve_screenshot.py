@@ -17,7 +17,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests._live import live_server  # noqa: E402
+from tests._live import live_server
 
 
 def main() -> None:

@@ -173,7 +173,7 @@ class GameStore:
         if clock is not None and clock["running"] is not None:
             timeout = min(timeout, max(clock["remaining"][clock["running"]], 0.0) + 0.05)
         event = self._events.setdefault(game.id, asyncio.Event())
-        waits = [asyncio.ensure_future(event.wait())]
+        waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(event.wait())]
         if gone is not None:
             waits.append(asyncio.ensure_future(gone()))
         try:

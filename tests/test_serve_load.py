@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -64,7 +65,9 @@ def test_fifty_concurrent_games_lose_no_move() -> None:
     with live_server(workers=2, max_games=GAMES + 10) as base:
         assert base.startswith("http://127.0.0.1:")
         start = time.perf_counter()
-        results = asyncio.run(main(base))
+        # a thread of its own: Playwright's sync API may hold this thread's event loop
+        with ThreadPoolExecutor(1) as thread:
+            results = thread.submit(asyncio.run, main(base)).result()
         seconds = time.perf_counter() - start
     moves = sum(m for m, _ in results)
     plies = sum(p for _, p in results)
