@@ -86,9 +86,16 @@ class _Worker:
         self.process.start()
         child.close()
         # a fresh interpreter takes a second or so to import; that is not thinking time
-        if not self.conn.poll(STARTUP_S) or self.conn.recv()[0] != "ready":
+        try:
+            ready = self.conn.poll(STARTUP_S) and self.conn.recv()[0] == "ready"
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
             self.stop()
-            raise AgentFailedError(f"a decision worker did not start within {STARTUP_S} s")
+            raise AgentFailedError(
+                f"a decision worker did not start within {STARTUP_S} s (a --plugin that "
+                f"fails to import?)"
+            )
 
     def stop(self) -> None:
         self.conn.close()
@@ -142,6 +149,8 @@ class DecisionPool:
             raise RuntimeError("the decision pool is closed")
         worker = self._idle.get()
         try:
+            if self._closed:
+                raise AgentFailedError("the decision pool is closed")
             if worker is None or not worker.process.is_alive():
                 if worker is not None:
                     self._retire(worker)

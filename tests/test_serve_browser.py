@@ -148,6 +148,9 @@ def test_dark_reveal_shows_probabilities_and_turns_up(app: Page) -> None:
 
 def test_drag_to_move_last_move_and_flip(app: Page) -> None:
     start(app, "classic")
+    expect(app.locator("#board rect.water")).to_have_count(12)
+    expect(app.locator("#board rect.trap")).to_have_count(6)
+    expect(app.locator("#board rect.den")).to_have_count(2)
     x0, y0 = center(app, "a3")
     x1, y1 = center(app, "a4")
     app.mouse.move(x0, y0)
@@ -181,6 +184,12 @@ def test_undo_goes_back_before_the_humans_move(app: Page) -> None:
     expect(app.locator("#moves button")).to_have_count(0)
     expect(app.locator("#board .piece.down")).to_have_count(16)
     expect(app.locator("#undo")).to_be_disabled()
+    app.click("#hint")
+    expect(app.locator("#hint-text")).to_contain_text("hint (random): ?")
+    expect(app.locator("#board rect.hinted")).to_have_count(1)  # a reveal: one square
+    app.click("#resign")
+    expect(app.locator("#banner")).to_have_text("player 1 (random) wins: player 0 resigned")
+    expect(app.locator("#resign")).to_be_disabled()
 
 
 def test_save_then_replay_the_record(app: Page, tmp_path: Path) -> None:
