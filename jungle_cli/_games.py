@@ -543,6 +543,8 @@ class ServedGame:
             self.ended = (1 - state.to_move, "time")
         self.turn_started = self.now()
         self.message = self.message if self.ended else ""
+        if human:
+            self.paused = False  # a loaded game goes on once the human plays in it
         self.changed()
         return text
 

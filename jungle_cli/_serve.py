@@ -206,6 +206,7 @@ class GameStore:
             if spec is None or spec == HUMAN or game.paused:
                 return
             if moved and game.delay > 0:
+                moved = False
                 await asyncio.sleep(game.delay)
                 continue  # the position may have changed while we slept: look again
             generation, state = game.generation, game.state

@@ -264,3 +264,20 @@ def test_the_clock_flag_falls() -> None:
 def test_serve_is_a_subcommand() -> None:
     args = build_parser().parse_args(["serve", "--port", "8123"])
     assert (args.host, args.port, args.workers) == ("127.0.0.1", 8123, 2)
+
+
+def test_watching_at_a_chosen_speed_and_pausing(client: TestClient) -> None:
+    view = new_game(client, mode="agent-agent", agent="random", agent1="random", delay=0.05)
+    view = settle(client, view, 3)
+    assert len(view["moves"]) >= 3  # moves keep coming with a delay between them
+    view = client.post(f"/api/games/{view['id']}/watch", json={"paused": True}).json()
+    assert view["paused"]
+    time.sleep(0.3)
+    before = client.get(f"/api/games/{view['id']}").json()
+    time.sleep(0.3)
+    after = client.get(f"/api/games/{view['id']}").json()
+    assert len(after["moves"]) == len(before["moves"])
+    view = client.post(f"/api/games/{view['id']}/watch", json={"paused": False}).json()
+    assert len(settle(client, view, len(after["moves"]) + 2)["moves"]) > len(after["moves"])
+    bad = client.post(f"/api/games/{view['id']}/watch", json={"delay": -1})
+    assert bad.status_code == 400
