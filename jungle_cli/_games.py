@@ -1,4 +1,4 @@
-"""The games ``jungle serve`` keeps: one :class:`ServedGame` per game id, and their views.
+"""The games ``jungle serve`` keeps: one :class:`ServedGame` per game id.
 
 Everything here is plain Python over the rules core and the arena (no web framework), so
 it is tested directly; :mod:`jungle_cli._serve` puts it behind HTTP.
@@ -29,8 +29,6 @@ Decisions where the issue was open:
 
 from __future__ import annotations
 
-import json
-import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -39,27 +37,22 @@ from typing import Any
 import numpy as np
 
 import jungle_core as jc
-from jungle_agents import AgentSpecError, agent_kinds, describe_agents, make_agent
+from jungle_agents import AgentSpecError, make_agent
 from jungle_agents.arena import GameRecord, moves_text, replay
 from jungle_cli._play import Clock, parse_clock
+from jungle_cli._views import (
+    BadRequestError,
+    ConflictError,
+    board_view,
+    move_target,
+    position_view,
+)
 from jungle_core._notation import describe_action
-from jungle_core._tables import tables
 
-__all__ = [
-    "HUMAN",
-    "MODES",
-    "BadRequestError",
-    "ConflictError",
-    "ServeError",
-    "ServedGame",
-    "agents_view",
-    "parse_record_text",
-    "position_view",
-]
+__all__ = ["HUMAN", "MODES", "ServedGame"]
 
 HUMAN = "human"
 MODES = ("human-agent", "human-human", "agent-agent")
-MAX_RECORD_PLIES = 5000
 
 REASONS = {
     "elimination": "no piece left",
@@ -72,182 +65,6 @@ REASONS = {
     "move_limit": "the agent overran the move time limit",
     "agent_failure": "the agent failed",
 }
-
-
-class ServeError(ValueError):
-    """A request the server refuses; ``status`` is its HTTP status code."""
-
-    status = 400
-
-
-class BadRequestError(ServeError):
-    """A malformed request: a bad field, move, record or agent spec (HTTP 400)."""
-
-    status = 400
-
-
-class ConflictError(ServeError):
-    """A request that does not fit the game's moment: not your turn, game over (HTTP 409)."""
-
-    status = 409
-
-
-def _probabilities(state: jc.State, code: int) -> list[dict[str, Any]]:
-    """What a face-down piece may be: uniform over the face-down pairs it can be."""
-    owner = None if code == jc.HIDDEN else code - jc.HIDDEN_OWNED[0]
-    pairs = sorted(p for p in state.face_down if owner is None or p[0] == owner)
-    share = 1.0 / len(pairs) if pairs else 0.0
-    return [
-        {
-            "owner": o,
-            "rank": r,
-            "letter": jc.RANK_LETTERS[r] if o == 0 else jc.RANK_LETTERS[r].lower(),
-            "name": jc.RANK_NAMES[r],
-            "p": share,
-        }
-        for o, r in pairs
-    ]
-
-
-def _target(state: jc.State, action: int, text: str) -> int:
-    if action < state.rules.num_squares:
-        return action
-    return jc.parse_square(state.rules, re.split(r"[-x]", text)[-1])
-
-
-def position_view(state: jc.State, last: tuple[int, int] | None = None) -> dict[str, Any]:
-    """A position as JSON for the page: squares, face-down probabilities, last move.
-
-    >>> from jungle_core import new_game
-    >>> view = position_view(new_game())
-    >>> view["squares"][0]["down"], round(view["squares"][0]["probs"][0]["p"], 4)
-    (True, 0.0625)
-    """
-    squares: list[dict[str, Any] | None] = []
-    for code in state.board:
-        if code == jc.EMPTY:
-            squares.append(None)
-        elif code == jc.HIDDEN or code in jc.HIDDEN_OWNED:
-            owner = None if code == jc.HIDDEN else code - jc.HIDDEN_OWNED[0]
-            squares.append({"down": True, "owner": owner, "probs": _probabilities(state, code)})
-        else:
-            owner, rank = jc.piece_owner(code), jc.piece_rank(code)
-            letter = jc.RANK_LETTERS[rank]
-            squares.append(
-                {
-                    "down": False,
-                    "owner": owner,
-                    "rank": rank,
-                    "letter": letter if owner == 0 else letter.lower(),
-                    "name": jc.RANK_NAMES[rank],
-                }
-            )
-    result = jc.outcome(state)
-    return {
-        "ply": state.ply,
-        "to_move": state.to_move,
-        "fen": jc.to_fen(state),
-        "squares": squares,
-        "last": None if last is None else {"from": last[0], "to": last[1]},
-        "outcome": None
-        if result is None
-        else {"winner": result.winner, "reason": result.reason.value},
-    }
-
-
-def board_view(rules: jc.Rules) -> dict[str, Any]:
-    """The board's geometry and terrain (CLASSIC water, traps, dens) for drawing.
-
-    >>> from jungle_core import CLASSIC
-    >>> board_view(CLASSIC)["dens"]
-    [3, 59]
-    """
-    t = tables(rules)
-    n = rules.num_squares
-    return {
-        "name": rules.name,
-        "variant": rules.variant,
-        "rows": rules.rows,
-        "cols": rules.cols,
-        "files": [jc.square_name(rules, c)[0] for c in range(rules.cols)],
-        "water": [sq for sq in range(n) if t.water[sq]],
-        "traps": [sq for sq in range(n) if t.trap_of[sq] >= 0],
-        "dens": [sq for sq in range(n) if t.den_of[sq] >= 0],
-    }
-
-
-def agents_view() -> list[dict[str, Any]]:
-    """Every registered agent kind with its help and parameter lines (``jungle agents``).
-
-    >>> [kind["name"] for kind in agents_view()][:3]
-    ['greedy', 'minimax', 'random']
-    """
-    blocks: dict[str, dict[str, Any]] = {}
-    current: dict[str, Any] | None = None
-    for line in describe_agents().splitlines():
-        if line.startswith(" ") and current is not None:
-            current["params"].append(line.strip())
-        else:
-            name, _, help_text = line.partition(": ")
-            current = blocks[name] = {"name": name, "help": help_text, "params": []}
-    return [blocks.get(k, {"name": k, "help": "", "params": []}) for k in agent_kinds()]
-
-
-def parse_record_text(text: str, index: int = 0) -> tuple[GameRecord, int]:
-    """A game record from uploaded text, and how many games the text holds.
-
-    Accepts a record (``GameRecord.to_json``), one games-file entry (``{"pair", "game",
-    "record"}``), or a whole JSON Lines games file of ``jungle match``/``tournament``
-    (header lines skipped; ``index`` picks the game, 0-based). The record must replay
-    (:func:`jungle_agents.arena.replay`); anything else raises :class:`BadRequestError`.
-
-    >>> parse_record_text('{"format": "nope"}')
-    Traceback (most recent call last):
-    ...
-    jungle_cli._games.BadRequestError: not a game record: not a jungle-game/1 game record
-    """
-    entries: list[Any] = []
-    try:
-        entries = [json_loads(text)]
-    except ValueError:
-        for number, line in enumerate(text.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                data = json_loads(line)
-            except ValueError:
-                raise BadRequestError(
-                    f"not a game record: line {number} is not JSON (upload a record saved "
-                    f"by this page or `jungle play`, or a games.jsonl of `jungle tournament`)"
-                ) from None
-            if not (isinstance(data, dict) and data.get("type") == "header"):
-                entries.append(data)
-    if not entries:
-        raise BadRequestError("not a game record: the file holds no game")
-    if not 0 <= index < len(entries):
-        raise BadRequestError(f"game {index} asked for, but the file holds {len(entries)} games")
-    data = entries[index]
-    if isinstance(data, dict) and "record" in data:
-        data = data["record"]
-    try:
-        record = GameRecord.from_json(data)
-    except (ValueError, TypeError, AttributeError) as error:
-        raise BadRequestError(f"not a game record: {error}") from None
-    if record.plies > MAX_RECORD_PLIES:
-        raise BadRequestError(f"the record has {record.plies} plies; at most {MAX_RECORD_PLIES}")
-    try:
-        replay(record)
-    except (ValueError, TypeError, IndexError) as error:
-        raise BadRequestError(f"bad game record: {error}") from None
-    return record, len(entries)
-
-
-def json_loads(text: str) -> Any:
-    """``json.loads`` whose every failure is a ``ValueError`` (deep nesting included)."""
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
 
 
 class ServedGame:
@@ -313,7 +130,7 @@ class ServedGame:
         >>> ServedGame.create(DARK, ("human", "minmax"))
         Traceback (most recent call last):
         ...
-        jungle_cli._games.BadRequestError: unknown agent 'minmax' in spec 'minmax'; ...
+        jungle_cli._views.BadRequestError: unknown agent 'minmax' in spec 'minmax'; ...
         """
         if len(seats) != 2:
             raise BadRequestError("a game has two seats")
@@ -401,7 +218,7 @@ class ServedGame:
         state, action = self.states[ply - 1], self.actions[ply - 1]
         n = self.rules.num_squares
         start = action if action < n else (action - n) // 4
-        return start, _target(state, action, jc.action_to_str(state, action))
+        return start, move_target(state, action, jc.action_to_str(state, action))
 
     def clock_view(self) -> dict[str, Any] | None:
         """Both players' remaining seconds, counting the running turn."""
@@ -428,7 +245,7 @@ class ServedGame:
                         "action": action,
                         "text": text,
                         "from": action if action < n else (action - n) // 4,
-                        "to": _target(state, action, text),
+                        "to": move_target(state, action, text),
                     }
                 )
         result = self.result()
@@ -555,7 +372,7 @@ class ServedGame:
         >>> ServedGame.create(DARK, ("human", "human")).play_text("a1-a2")
         Traceback (most recent call last):
         ...
-        jungle_cli._games.BadRequestError: a1-a2 is not legal in '????????/8/8/8/8/8/...'
+        jungle_cli._views.BadRequestError: a1-a2 is not legal in '????????/8/8/8/8/8/...'
         """
         self._require_turn(True)
         if not isinstance(text, str) or len(text) > 32:

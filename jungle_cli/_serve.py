@@ -49,12 +49,10 @@ from starlette.types import Message, Receive, Scope, Send
 
 import jungle_core as jc
 from jungle_cli._decisions import AgentFailedError, DecisionPool, DecisionTimeoutError
-from jungle_cli._games import (
-    HUMAN,
-    MODES,
+from jungle_cli._games import HUMAN, MODES, ServedGame
+from jungle_cli._views import (
     BadRequestError,
     ConflictError,
-    ServedGame,
     ServeError,
     agents_view,
     json_loads,

@@ -19,8 +19,9 @@ from starlette.testclient import TestClient
 import jungle_core as jc
 from jungle_agents.arena import GameRecord, play_match, replay
 from jungle_cli import build_parser
-from jungle_cli._games import ServedGame, parse_record_text
+from jungle_cli._games import ServedGame
 from jungle_cli._serve import make_app
+from jungle_cli._views import parse_record_text
 
 STATIC = Path(__file__).resolve().parent.parent / "jungle_cli" / "static"
 
