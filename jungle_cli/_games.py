@@ -104,6 +104,7 @@ class ServedGame:
         self.ended: tuple[int | None, str] | None = None
         self.message = ""
         self.thinking = False
+        self.hinting = False
         self.generation = 0
         self.version = 0
         self.turn_started = now()

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -430,11 +431,16 @@ async def _hint(request: Request, store: GameStore) -> Any:
     game = store.get(request.path_params["gid"])
     if game.seat_to_move() is None:
         raise ConflictError("the game is over: no hint")
+    if game.hinting:
+        raise ConflictError("a hint is being computed for this game already")
     state = game.state
+    game.hinting = True  # one hint search per game at a time: the searches stay bounded
     try:
         action, _ = await store.decide(game, game.hint, store.move_time)
     except (DecisionTimeoutError, AgentFailedError) as error:
         raise ConflictError(f"no hint: {error}") from None
+    finally:
+        game.hinting = False
     if game.state is not state or action not in jc.legal_actions(state):
         raise ConflictError("no hint: the position changed while the agent thought")
     return {"action": action, "text": jc.action_to_str(state, action), "agent": game.hint}
@@ -457,11 +463,11 @@ async def _watch(request: Request, store: GameStore) -> Any:
 
 async def _record(request: Request, store: GameStore) -> Any:
     game = store.get(request.path_params["gid"])
+    label = re.sub(r"[^a-z0-9_]", "", game.rules.name.lower())[:24] or "game"  # a loaded name
     return JSONResponse(
         game.record().to_json(),
         headers={
-            "Content-Disposition": f'attachment; filename="jungle-{game.rules.name.lower()}'
-            f'-{game.ply}plies.json"',
+            "Content-Disposition": f'attachment; filename="jungle-{label}-{game.ply}plies.json"',
             "Cache-Control": "no-store",
         },
     )

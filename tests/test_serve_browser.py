@@ -271,3 +271,15 @@ def test_watch_two_agents_to_the_end(app: Page) -> None:
     app.wait_for_function("() => S.game.result !== null", timeout=60_000)
     expect(app.locator("#banner")).to_be_visible()
     assert len(game(app)["moves"]) > 10
+
+
+def test_clocks_count_down_for_the_player_to_move(app: Page) -> None:
+    app.fill("#clock", "1+2")
+    start(app, "dark")
+    expect(app.locator("#clock-bottom")).to_be_visible()
+    expect(app.locator("#clock-bottom")).to_have_class("clock running")
+    expect(app.locator("#clock-bottom")).to_contain_text("player 0  0:5")  # 0:59 .. 0:50
+    expect(app.locator("#clock-top")).to_have_text("player 1  1:00")
+    click_square(app, "a1")
+    app.wait_for_function("() => S.game.moves.length >= 2")
+    expect(app.locator("#clock-top")).to_contain_text("player 1  1:0")  # + 2 s increment

@@ -11,6 +11,7 @@ const $ = (id) => document.getElementById(id);
 const S = {
   game: null,        // the server's view of the game
   viewPly: null,     // null: the live position; else a ply being replayed
+  pending: null,     // the ply asked for while its position is on its way
   shown: null,       // the position drawn
   flipped: false,
   selected: null,    // square of the selected piece
@@ -53,7 +54,7 @@ async function act(fn) {
 function setGame(view) {
   const newId = !S.game || S.game.id !== view.id;
   if (!newId && view.version < S.game.version) return;
-  if (newId) { S.viewPly = null; S.selected = null; S.cache.clear(); }
+  if (newId) { S.viewPly = null; S.pending = null; S.selected = null; S.cache.clear(); }
   if (!newId && view.version !== S.game.version) { S.cache.clear(); S.hint = null; }
   S.game = view;
   S.clockAt = performance.now();
@@ -290,18 +291,24 @@ async function setViewPly(ply) {
   const total = S.game.moves.length;
   ply = Math.max(0, Math.min(total, ply));
   S.selected = null;
-  if (ply === total) { S.viewPly = null; render(); return; }
+  S.pending = ply;  // keys pressed before the position arrives count from here
+  if (ply === total) { S.pending = null; S.viewPly = null; render(); return; }
   const key = `${S.game.version}:${ply}`;
   if (!S.cache.has(key)) {
     try {
       S.cache.set(key, await api("GET", `/api/games/${S.game.id}/ply/${ply}`));
-    } catch (e) { showError(e.message); return; }
+    } catch (e) { S.pending = null; showError(e.message); return; }
   }
+  if (S.pending !== ply) return;  // a later key press asked for another ply
+  S.pending = null;
   S.viewPly = ply;
   render();
 }
 
-function currentPly() { return S.viewPly === null ? S.game.moves.length : S.viewPly; }
+function currentPly() {
+  if (S.pending !== null) return S.pending;
+  return S.viewPly === null ? S.game.moves.length : S.viewPly;
+}
 
 // ------------------------------------------------------------------ render
 
