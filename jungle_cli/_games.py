@@ -385,7 +385,14 @@ class ServedGame:
         return self.play(action, seconds)
 
     def undo(self) -> int:
-        """Take back moves (see the module notes); returns the plies taken back."""
+        """Take back moves (see the module notes); returns the plies taken back.
+
+        >>> from jungle_core import DARK
+        >>> game = ServedGame.create(DARK, ("human", "human"))
+        >>> _ = game.play_text("?d1"), game.play_text("?e7")
+        >>> game.undo(), game.ply
+        (1, 1)
+        """
         if self.ply == 0:
             raise ConflictError("nothing to undo: no move has been played")
         keep = self.ply - 1

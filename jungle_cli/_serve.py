@@ -521,6 +521,11 @@ def make_app(
 
     ``workers`` bounds the agent searches running at once, ``max_games`` the games kept,
     ``move_time`` each agent decision (seconds).
+
+    >>> from starlette.testclient import TestClient
+    >>> with TestClient(make_app(workers=1)) as client:
+    ...     client.post("/api/games", json={"agent": "minmax"}).json()["error"][:22]
+    "unknown agent 'minmax'"
     """
 
     @contextlib.asynccontextmanager

@@ -210,7 +210,15 @@ def parse_record_text(text: str, index: int = 0) -> tuple[GameRecord, int]:
 
 
 def json_loads(text: str) -> Any:
-    """``json.loads`` whose every failure is a ``ValueError`` (deep nesting included)."""
+    """``json.loads`` whose every failure is a ``ValueError`` (deep nesting included).
+
+    >>> json_loads('{"a": [1]}')
+    {'a': [1]}
+    >>> json_loads("[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: JSON nested too deeply
+    """
     try:
         return json.loads(text)
     except RecursionError:
