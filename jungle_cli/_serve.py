@@ -544,11 +544,10 @@ def make_app(
             store.close()
 
     static = StaticFiles(packages=[STATIC])
-    index = FileResponse  # the page is one static file
 
     async def page(request: Request) -> Response:
-        path = static.lookup_path("index.html")[0]
-        return index(path, headers={"Cache-Control": "no-cache"})
+        path, _ = static.lookup_path("index.html")  # the page is one static file
+        return FileResponse(path, headers={"Cache-Control": "no-cache"})
 
     def api(path: str, handler: Handler, methods: Sequence[str]) -> Route:
         return Route(path, _endpoint(handler), methods=list(methods))
