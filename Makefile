@@ -3,7 +3,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# Extras installed into .venv: CI adds the interop frameworks (.ci/run).
+# Extras installed into .venv: CI adds the interop frameworks and serve (.ci/run).
 EXTRAS ?= dev
 STAMP := $(VENV)/.install-stamp-$(subst $(comma),-,$(EXTRAS))
 comma := ,

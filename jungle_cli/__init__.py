@@ -5,8 +5,8 @@ a module of its own. Each sub-command is a function that tests call directly.
 
 Sub-commands: ``demo`` (one random game), ``perft``, ``show``, ``agents`` (the agent
 kinds and their parameters), ``match``, ``tournament``, ``play`` (a human against an
-agent), ``replay``; the training commands ``train``, ``plot`` and ``ablate`` live in
-:mod:`jungle_cli._train`.
+agent), ``replay``, ``serve`` (the browser page); the training commands ``train``,
+``plot`` and ``ablate`` live in :mod:`jungle_cli._train`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from jungle_agents.arena import (
 )
 from jungle_cli._play import PlaySession, load_any_record, parse_clock, replay_session
 from jungle_cli._progress import ProgressBar
+from jungle_cli._serve_cli import add_serve_parser
 from jungle_cli._train import add_train_parsers
 
 __all__ = ["build_parser", "main", "play_random_game", "split_agent_specs"]
@@ -294,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rep.set_defaults(func=_cmd_replay)
     add_train_parsers(sub)
+    add_serve_parser(sub)
     return parser
 
 

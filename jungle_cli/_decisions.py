@@ -1,0 +1,187 @@
+"""Agent decisions off the server's event loop: a small pool of worker processes.
+
+``jungle serve`` must stay responsive while a search thinks, and a search must not run
+past its time limit. A thread cannot be stopped, and ``concurrent.futures`` pools cannot
+cancel a task that has started, so each slot of :class:`DecisionPool` is one worker process
+of its own, spoken to over a pipe: a decision that overruns its limit gets the process
+killed and replaced, and its slot is free again. The number of slots bounds the searches
+running at once; callers beyond it wait for a slot.
+
+Workers are started with ``spawn`` (safe in a process that already runs threads) and import
+the ``plugins`` modules, as the arena's workers do, so agents registered by other packages
+play here too.
+
+>>> from jungle_core import DARK, new_game, legal_actions
+>>> pool = DecisionPool(workers=1)
+>>> action, seconds = pool.decide(DARK, "random", new_game(), seed=0, timeout=60)
+>>> action in legal_actions(new_game())
+True
+>>> pool.close()
+"""
+
+from __future__ import annotations
+
+import importlib
+import multiprocessing
+import queue
+import signal
+import threading
+import time
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
+
+import numpy as np
+
+from jungle_agents import Agent, make_agent
+from jungle_core import Rules, State
+
+__all__ = ["AgentFailedError", "DecisionPool", "DecisionTimeoutError"]
+
+
+STARTUP_S = 60.0
+
+
+class DecisionTimeoutError(RuntimeError):
+    """An agent did not decide within its time limit (its worker was replaced)."""
+
+
+class AgentFailedError(RuntimeError):
+    """An agent raised an error while deciding; the message names the agent and the error."""
+
+
+def _worker_main(conn: Connection, plugins: Sequence[str]) -> None:
+    # Ctrl-C and `kill` are the server's to handle; it stops its workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for module in plugins:
+        importlib.import_module(module)
+    conn.send(("ready", 0, 0.0))  # imports done: decisions are timed from here
+    agents: dict[tuple[Rules, str], Agent] = {}
+    while True:
+        try:
+            rules, spec, state, seed = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            agent = agents.get((rules, spec))
+            if agent is None:
+                if len(agents) >= 32:
+                    agents.clear()
+                agent = agents[rules, spec] = make_agent(spec, rules)
+            start = time.perf_counter()
+            action = int(agent.act(state, np.random.default_rng(seed)))
+            conn.send(("ok", action, time.perf_counter() - start))
+        except Exception as error:
+            conn.send(("error", f"{type(error).__name__}: {error}", 0.0))
+
+
+class _Worker:
+    def __init__(self, plugins: Sequence[str]) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self.conn, child = ctx.Pipe()
+        self.process: BaseProcess = ctx.Process(
+            target=_worker_main, args=(child, tuple(plugins)), daemon=True
+        )
+        self.process.start()
+        child.close()
+        # a fresh interpreter takes a second or so to import; that is not thinking time
+        try:
+            ready = self.conn.poll(STARTUP_S) and self.conn.recv()[0] == "ready"
+        except (EOFError, OSError):
+            ready = False
+        if not ready:
+            self.stop()
+            raise AgentFailedError(
+                f"a decision worker did not start within {STARTUP_S} s (a --plugin that "
+                f"fails to import?)"
+            )
+
+    def stop(self) -> None:
+        self.conn.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5)
+
+
+class DecisionPool:
+    """``workers`` processes that run agent decisions, each under a time limit.
+
+    :meth:`decide` blocks its calling thread (the server calls it from a thread pool);
+    at most ``workers`` decisions run at once, others wait for a free worker. Workers start
+    on first use.
+    """
+
+    def __init__(self, workers: int = 2, plugins: Sequence[str] = ()) -> None:
+        if workers < 1:
+            raise ValueError(f"a decision pool needs at least one worker, not {workers}")
+        self.workers = workers
+        self.plugins = tuple(plugins)
+        self._idle: queue.Queue[_Worker | None] = queue.Queue()
+        for _ in range(workers):
+            self._idle.put(None)  # a slot whose worker starts when first needed
+        self._lock = threading.Lock()
+        self._all: list[_Worker] = []
+        self._closed = False
+
+    def _start(self) -> _Worker:
+        worker = _Worker(self.plugins)
+        with self._lock:
+            self._all.append(worker)
+        return worker
+
+    def _retire(self, worker: _Worker) -> None:
+        worker.stop()
+        with self._lock:
+            if worker in self._all:
+                self._all.remove(worker)
+
+    def decide(
+        self, rules: Rules, spec: str, state: State, seed: int, timeout: float
+    ) -> tuple[int, float]:
+        """The action the agent ``spec`` chooses in ``state`` and its thinking seconds.
+
+        Raises :class:`DecisionTimeoutError` when no answer came within ``timeout``
+        seconds of the worker starting on it (the worker is then killed and replaced), and
+        :class:`AgentFailedError` when the agent raised. Legality is the caller's to check.
+        """
+        if self._closed:
+            raise RuntimeError("the decision pool is closed")
+        worker = self._idle.get()
+        try:
+            if self._closed:
+                raise AgentFailedError("the decision pool is closed")
+            if worker is None or not worker.process.is_alive():
+                if worker is not None:
+                    self._retire(worker)
+                worker = self._start()
+            worker.conn.send((rules, spec, state, seed))
+            if not worker.conn.poll(max(timeout, 0.0)):
+                self._retire(worker)
+                worker = None
+                raise DecisionTimeoutError(f"{spec} did not decide within {timeout:.1f} s")
+            try:
+                status, value, seconds = worker.conn.recv()
+            except (EOFError, OSError) as error:
+                self._retire(worker)
+                worker = None
+                raise AgentFailedError(f"{spec}: its worker process died ({error!r})") from None
+        finally:
+            self._idle.put(worker)
+        if status != "ok":
+            raise AgentFailedError(f"{spec} failed: {value}")
+        return int(value), float(seconds)
+
+    def close(self) -> None:
+        """Stop every worker process (decisions in flight fail)."""
+        self._closed = True
+        with self._lock:
+            workers, self._all = self._all, []
+        for worker in workers:
+            worker.stop()
+
+    def __enter__(self) -> DecisionPool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,225 @@
+"""What ``jungle serve`` shows and accepts, apart from the games themselves: positions
+and boards as JSON for the page, the agent registry's kinds with their parameters, uploaded
+records checked by the arena's own ``replay``, and the typed errors a request can meet.
+
+>>> from jungle_core import new_game
+>>> position_view(new_game())["squares"][0]["down"]
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import jungle_core as jc
+from jungle_agents import agent_kinds, describe_agents
+from jungle_agents.arena import GameRecord, replay
+from jungle_core._tables import tables
+
+__all__ = [
+    "MAX_RECORD_PLIES",
+    "BadRequestError",
+    "ConflictError",
+    "ServeError",
+    "agents_view",
+    "board_view",
+    "json_loads",
+    "move_target",
+    "parse_record_text",
+    "position_view",
+]
+
+MAX_RECORD_PLIES = 5000
+
+
+class ServeError(ValueError):
+    """A request the server refuses; ``status`` is its HTTP status code."""
+
+    status = 400
+
+
+class BadRequestError(ServeError):
+    """A malformed request: a bad field, move, record or agent spec (HTTP 400)."""
+
+    status = 400
+
+
+class ConflictError(ServeError):
+    """A request that does not fit the game's moment: not your turn, game over (HTTP 409)."""
+
+    status = 409
+
+
+def _probabilities(state: jc.State, code: int) -> list[dict[str, Any]]:
+    """What a face-down piece may be: uniform over the face-down pairs it can be."""
+    owner = None if code == jc.HIDDEN else code - jc.HIDDEN_OWNED[0]
+    pairs = sorted(p for p in state.face_down if owner is None or p[0] == owner)
+    share = 1.0 / len(pairs) if pairs else 0.0
+    return [
+        {
+            "owner": o,
+            "rank": r,
+            "letter": jc.RANK_LETTERS[r] if o == 0 else jc.RANK_LETTERS[r].lower(),
+            "name": jc.RANK_NAMES[r],
+            "p": share,
+        }
+        for o, r in pairs
+    ]
+
+
+def move_target(state: jc.State, action: int, text: str) -> int:
+    """The square an action lands on (a jump's landing square), read from its notation.
+
+    >>> from jungle_core import CLASSIC, new_game, parse_action
+    >>> state = new_game(CLASSIC)
+    >>> move_target(state, parse_action(state, "a3-a4"), "a3-a4")  # a4 = row 3 * 7 + col 0
+    21
+    """
+    if action < state.rules.num_squares:
+        return action
+    return jc.parse_square(state.rules, re.split(r"[-x]", text)[-1])
+
+
+def position_view(state: jc.State, last: tuple[int, int] | None = None) -> dict[str, Any]:
+    """A position as JSON for the page: squares, face-down probabilities, last move.
+
+    >>> from jungle_core import new_game
+    >>> view = position_view(new_game())
+    >>> view["squares"][0]["down"], round(view["squares"][0]["probs"][0]["p"], 4)
+    (True, 0.0625)
+    """
+    squares: list[dict[str, Any] | None] = []
+    for code in state.board:
+        if code == jc.EMPTY:
+            squares.append(None)
+        elif code == jc.HIDDEN or code in jc.HIDDEN_OWNED:
+            owner = None if code == jc.HIDDEN else code - jc.HIDDEN_OWNED[0]
+            squares.append({"down": True, "owner": owner, "probs": _probabilities(state, code)})
+        else:
+            owner, rank = jc.piece_owner(code), jc.piece_rank(code)
+            letter = jc.RANK_LETTERS[rank]
+            squares.append(
+                {
+                    "down": False,
+                    "owner": owner,
+                    "rank": rank,
+                    "letter": letter if owner == 0 else letter.lower(),
+                    "name": jc.RANK_NAMES[rank],
+                }
+            )
+    result = jc.outcome(state)
+    return {
+        "ply": state.ply,
+        "to_move": state.to_move,
+        "fen": jc.to_fen(state),
+        "squares": squares,
+        "last": None if last is None else {"from": last[0], "to": last[1]},
+        "outcome": None
+        if result is None
+        else {"winner": result.winner, "reason": result.reason.value},
+    }
+
+
+def board_view(rules: jc.Rules) -> dict[str, Any]:
+    """The board's geometry and terrain (CLASSIC water, traps, dens) for drawing.
+
+    >>> from jungle_core import CLASSIC
+    >>> board_view(CLASSIC)["dens"]
+    [3, 59]
+    """
+    t = tables(rules)
+    n = rules.num_squares
+    return {
+        "name": rules.name,
+        "variant": rules.variant,
+        "rows": rules.rows,
+        "cols": rules.cols,
+        "files": [jc.square_name(rules, c)[0] for c in range(rules.cols)],
+        "water": [sq for sq in range(n) if t.water[sq]],
+        "traps": [sq for sq in range(n) if t.trap_of[sq] >= 0],
+        "dens": [sq for sq in range(n) if t.den_of[sq] >= 0],
+    }
+
+
+def agents_view() -> list[dict[str, Any]]:
+    """Every registered agent kind with its help and parameter lines (``jungle agents``).
+
+    >>> [kind["name"] for kind in agents_view()][:3]
+    ['greedy', 'minimax', 'random']
+    """
+    blocks: dict[str, dict[str, Any]] = {}
+    current: dict[str, Any] | None = None
+    for line in describe_agents().splitlines():
+        if line.startswith(" ") and current is not None:
+            current["params"].append(line.strip())
+        else:
+            name, _, help_text = line.partition(": ")
+            current = blocks[name] = {"name": name, "help": help_text, "params": []}
+    return [blocks.get(k, {"name": k, "help": "", "params": []}) for k in agent_kinds()]
+
+
+def parse_record_text(text: str, index: int = 0) -> tuple[GameRecord, int]:
+    """A game record from uploaded text, and how many games the text holds.
+
+    Accepts a record (``GameRecord.to_json``), one games-file entry (``{"pair", "game",
+    "record"}``), or a whole JSON Lines games file of ``jungle match``/``tournament``
+    (header lines skipped; ``index`` picks the game, 0-based). The record must replay
+    (:func:`jungle_agents.arena.replay`); anything else raises :class:`BadRequestError`.
+
+    >>> parse_record_text('{"format": "nope"}')
+    Traceback (most recent call last):
+    ...
+    jungle_cli._views.BadRequestError: not a game record: not a jungle-game/1 game record
+    """
+    entries: list[Any] = []
+    try:
+        entries = [json_loads(text)]
+    except ValueError:
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                data = json_loads(line)
+            except ValueError:
+                raise BadRequestError(
+                    f"not a game record: line {number} is not JSON (upload a record saved "
+                    f"by this page or `jungle play`, or a games.jsonl of `jungle tournament`)"
+                ) from None
+            if not (isinstance(data, dict) and data.get("type") == "header"):
+                entries.append(data)
+    if not entries:
+        raise BadRequestError("not a game record: the file holds no game")
+    if not 0 <= index < len(entries):
+        raise BadRequestError(f"game {index} asked for, but the file holds {len(entries)} games")
+    data = entries[index]
+    if isinstance(data, dict) and "record" in data:
+        data = data["record"]
+    try:
+        record = GameRecord.from_json(data)
+    except (ValueError, TypeError, AttributeError) as error:
+        raise BadRequestError(f"not a game record: {error}") from None
+    if record.plies > MAX_RECORD_PLIES:
+        raise BadRequestError(f"the record has {record.plies} plies; at most {MAX_RECORD_PLIES}")
+    try:
+        replay(record)
+    except (ValueError, TypeError, IndexError) as error:
+        raise BadRequestError(f"bad game record: {error}") from None
+    return record, len(entries)
+
+
+def json_loads(text: str) -> Any:
+    """``json.loads`` whose every failure is a ``ValueError`` (deep nesting included).
+
+    >>> json_loads('{"a": [1]}')
+    {'a': [1]}
+    >>> json_loads("[" * 100_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: JSON nested too deeply
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None

@@ -1,0 +1,525 @@
+// jungle serve: the page. Plain JavaScript, no build step, nothing fetched from elsewhere.
+// The server holds the game and checks every request with the rules core; this page only
+// draws what the server says and sends what the player does.
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+const Q = 64;      // square size
+const M = 22;      // margin for coordinates
+const $ = (id) => document.getElementById(id);
+
+const S = {
+  game: null,        // the server's view of the game
+  viewPly: null,     // null: the live position; else a ply being replayed
+  pending: null,     // the ply asked for while its position is on its way
+  shown: null,       // the position drawn
+  flipped: false,
+  selected: null,    // square of the selected piece
+  hint: null,        // {from, to} of the last hint
+  poll: null,        // AbortController of the long poll
+  cache: new Map(),  // "version:ply" -> position
+  agents: [],
+  loadText: null,    // last uploaded file, to pick another game of it
+  clockAt: 0,
+};
+
+// ------------------------------------------------------------------ server
+
+async function api(method, path, body) {
+  const init = { method, headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  let data = null;
+  try { data = await response.json(); } catch (e) { data = null; }
+  if (!response.ok) {
+    throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
+  }
+  return data;
+}
+
+function showError(message) {
+  $("error-text").textContent = message;
+  $("error").hidden = false;
+}
+
+function clearError() { $("error").hidden = true; $("error-text").textContent = ""; }
+
+async function act(fn) {
+  try { await fn(); } catch (e) { showError(e.message); }
+}
+
+function setGame(view) {
+  const newId = !S.game || S.game.id !== view.id;
+  if (!newId && view.version < S.game.version) return;
+  if (newId) { S.viewPly = null; S.pending = null; S.selected = null; S.cache.clear(); }
+  if (!newId && view.version !== S.game.version) { S.cache.clear(); S.hint = null; }
+  S.game = view;
+  S.clockAt = performance.now();
+  if (S.viewPly !== null && S.viewPly >= view.moves.length) S.viewPly = null;
+  if (newId) startPoll(view.id);
+  render();
+}
+
+function startPoll(id) {
+  if (S.poll) S.poll.abort();
+  const controller = new AbortController();
+  S.poll = controller;
+  (async () => {
+    while (!controller.signal.aborted && S.game && S.game.id === id) {
+      try {
+        const r = await fetch(`/api/games/${id}?after=${S.game.version}`,
+                              { signal: controller.signal });
+        const data = await r.json();
+        if (!r.ok) { showError(data.error || "the game is gone"); return; }
+        setGame(data);
+      } catch (e) {
+        if (controller.signal.aborted) return;
+        await new Promise((ok) => setTimeout(ok, 1000));
+      }
+    }
+  })();
+}
+
+// ------------------------------------------------------------------- board
+
+function geometry() { return S.game.board; }
+
+function squareName(sq) {
+  const b = geometry();
+  return b.files[sq % b.cols] + (Math.floor(sq / b.cols) + 1);
+}
+
+function squareXY(sq) {
+  const b = geometry();
+  const r = Math.floor(sq / b.cols), c = sq % b.cols;
+  const x = S.flipped ? b.cols - 1 - c : c;
+  const y = S.flipped ? r : b.rows - 1 - r;
+  return [M + x * Q, M + y * Q];
+}
+
+function squareAt(evt) {
+  const svg = $("board");
+  const pt = svg.createSVGPoint();
+  pt.x = evt.clientX; pt.y = evt.clientY;
+  const p = pt.matrixTransform(svg.getScreenCTM().inverse());
+  const b = geometry();
+  const x = Math.floor((p.x - M) / Q), y = Math.floor((p.y - M) / Q);
+  if (x < 0 || y < 0 || x >= b.cols || y >= b.rows) return null;
+  const c = S.flipped ? b.cols - 1 - x : x;
+  const r = S.flipped ? y : b.rows - 1 - y;
+  return r * b.cols + c;
+}
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(SVG, name);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function text(parent, x, y, content, cls) {
+  const t = el("text", { x, y, class: cls }, parent);
+  t.textContent = content;
+  return t;
+}
+
+function probText(sq, piece) {
+  const parts = piece.probs.map((p) => `${p.letter} ${p.name} ${(100 * p.p).toFixed(1)}%`);
+  const owner = piece.owner === null ? "owner unknown" : `player ${piece.owner}'s`;
+  return `${squareName(sq)}: face down (${owner}); it may be ${parts.join(", ")}`;
+}
+
+function drawBoard() {
+  const b = geometry();
+  const pos = S.shown;
+  const svg = $("board");
+  svg.replaceChildren();
+  svg.setAttribute("viewBox", `0 0 ${2 * M + b.cols * Q} ${2 * M + b.rows * Q}`);
+  svg.dataset.variant = b.variant;
+  svg.dataset.flipped = S.flipped ? "1" : "0";
+  const water = new Set(b.water), traps = new Set(b.traps), dens = new Set(b.dens);
+  const squares = el("g", { class: "squares" }, svg);
+  const last = pos.last;
+  const live = S.viewPly === null;
+  const legal = live ? S.game.legal : [];
+  const n = b.rows * b.cols;
+  for (let sq = 0; sq < n; sq++) {
+    const [x, y] = squareXY(sq);
+    const r = Math.floor(sq / b.cols), c = sq % b.cols;
+    let cls = (r + c) % 2 ? "sq light" : "sq dark";
+    if (water.has(sq)) cls = "sq water";
+    if (traps.has(sq)) cls += " trap";
+    if (dens.has(sq)) cls += " den";
+    if (last && (last.from === sq || last.to === sq)) cls += " last";
+    if (S.selected === sq && live) cls += " selected";
+    if (S.hint && live && (S.hint.from === sq || S.hint.to === sq)) cls += " hinted";
+    el("rect", { x, y, width: Q, height: Q, class: cls, "data-square": squareName(sq) }, squares);
+    if (traps.has(sq)) text(squares, x + Q / 2, y + Q / 2 + 5, "trap", "terrain");
+    if (dens.has(sq)) text(squares, x + Q / 2, y + Q / 2 + 5, "den", "terrain");
+  }
+  for (let c = 0; c < b.cols; c++) {
+    const [x] = squareXY(c);
+    text(svg, x + Q / 2, M + b.rows * Q + 16, b.files[c], "coord");
+  }
+  for (let r = 0; r < b.rows; r++) {
+    const [, y] = squareXY(r * b.cols);
+    text(svg, 8, y + Q / 2 + 5, String(r + 1), "coord");
+  }
+  const pieces = el("g", { class: "pieces" }, svg);
+  pos.squares.forEach((piece, sq) => {
+    if (!piece) return;
+    const [x, y] = squareXY(sq);
+    const g = el("g", { class: "piece", "data-square": squareName(sq),
+                        transform: `translate(${x + Q / 2},${y + Q / 2})` }, pieces);
+    if (piece.down) {
+      g.classList.add("down");
+      if (piece.owner !== null) g.classList.add(`p${piece.owner}`);
+      el("circle", { r: Q * 0.4 }, g);
+      text(g, 0, 8, "?", "letter");
+      const title = el("title", {}, g);
+      title.textContent = probText(sq, piece);
+      g.addEventListener("mouseenter", () => { $("probe").textContent = probText(sq, piece); });
+      g.addEventListener("mouseleave", () => { $("probe").textContent = ""; });
+    } else {
+      g.classList.add(`p${piece.owner}`);
+      el("circle", { r: Q * 0.4 }, g);
+      text(g, 0, 4, piece.letter, "letter");
+      text(g, 0, 20, piece.name, "name");
+      const title = el("title", {}, g);
+      title.textContent = `${squareName(sq)}: player ${piece.owner}'s ${piece.name} (rank ${piece.rank})`;
+    }
+  });
+  if (S.selected !== null && live) {
+    for (const m of legal) {
+      if (m.from !== S.selected || m.action < n) continue;
+      const [x, y] = squareXY(m.to);
+      const onPiece = pos.squares[m.to] !== null;  // a ring around a piece, as lichess does
+      el("circle", { cx: x + Q / 2, cy: y + Q / 2, r: onPiece ? Q * 0.46 : 9,
+                     class: onPiece ? "dot ring" : "dot", "data-target": squareName(m.to) }, svg);
+    }
+  }
+}
+
+// ------------------------------------------------------------ interaction
+
+function humanToMove() {
+  return S.game && S.viewPly === null && S.game.legal.length > 0;
+}
+
+function legalFrom(sq) {
+  const n = S.game.board.rows * S.game.board.cols;
+  return S.game.legal.filter((m) => m.from === sq && m.action >= n);
+}
+
+function play(body) {
+  S.selected = null;
+  return act(async () => {
+    clearError();
+    setGame(await api("POST", `/api/games/${S.game.id}/move`, { ...body, ply: S.game.moves.length }));
+  });
+}
+
+function clickSquare(sq) {
+  if (!humanToMove() || sq === null) return;
+  if (S.selected !== null) {
+    const m = legalFrom(S.selected).find((x) => x.to === sq);
+    if (m) { play({ action: m.action }); return; }
+    if (sq === S.selected) { S.selected = null; drawBoard(); return; }
+  }
+  if (legalFrom(sq).length) { S.selected = sq; drawBoard(); return; }
+  const reveal = S.game.legal.find((m) => m.action === sq);
+  if (reveal) { play({ action: reveal.action }); return; }
+  S.selected = null;
+  drawBoard();
+}
+
+function dropOn(from, to) {
+  const m = legalFrom(from).find((x) => x.to === to);
+  if (m) { play({ action: m.action }); return; }
+  // not among the legal moves: let the server say why (it checks with the core)
+  play({ move: `${squareName(from)}-${squareName(to)}` });
+}
+
+function bindBoard() {
+  const svg = $("board");
+  let drag = null;
+  svg.addEventListener("pointerdown", (evt) => {
+    if (!humanToMove()) return;
+    const sq = squareAt(evt);
+    if (sq === null) return;
+    const node = evt.target.closest(".piece");
+    drag = { sq, x: evt.clientX, y: evt.clientY, node, moved: false };
+    if (node && legalFrom(sq).length) svg.setPointerCapture(evt.pointerId);
+  });
+  svg.addEventListener("pointermove", (evt) => {
+    if (!drag || !drag.node || !legalFrom(drag.sq).length) return;
+    const dx = evt.clientX - drag.x, dy = evt.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 6) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      S.selected = drag.sq;
+      drawBoard();
+      drag.node = svg.querySelector(`.piece[data-square="${squareName(drag.sq)}"]`);
+      drag.base = drag.node.getAttribute("transform");
+      drag.node.classList.add("dragging");
+      drag.node.parentNode.appendChild(drag.node);
+    }
+    const scale = svg.getScreenCTM().a;
+    drag.node.setAttribute("transform", `${drag.base} translate(${dx / scale},${dy / scale})`);
+  });
+  svg.addEventListener("pointerup", (evt) => {
+    if (!drag) return;
+    const start = drag, sq = squareAt(evt);
+    drag = null;
+    if (start.moved) {
+      if (sq === null || sq === start.sq) { S.selected = null; drawBoard(); return; }
+      dropOn(start.sq, sq);
+    } else {
+      clickSquare(sq);
+    }
+  });
+  svg.addEventListener("pointercancel", () => { drag = null; drawBoard(); });
+}
+
+// ------------------------------------------------------------------ replay
+
+async function setViewPly(ply) {
+  if (!S.game) return;
+  const total = S.game.moves.length;
+  ply = Math.max(0, Math.min(total, ply));
+  S.selected = null;
+  S.pending = ply;  // keys pressed before the position arrives count from here
+  if (ply === total) { S.pending = null; S.viewPly = null; render(); return; }
+  const key = `${S.game.version}:${ply}`;
+  if (!S.cache.has(key)) {
+    try {
+      S.cache.set(key, await api("GET", `/api/games/${S.game.id}/ply/${ply}`));
+    } catch (e) { S.pending = null; showError(e.message); return; }
+  }
+  if (S.pending !== ply) return;  // a later key press asked for another ply
+  S.pending = null;
+  S.viewPly = ply;
+  render();
+}
+
+function currentPly() {
+  if (S.pending !== null) return S.pending;
+  return S.viewPly === null ? S.game.moves.length : S.viewPly;
+}
+
+// ------------------------------------------------------------------ render
+
+function fmtClock(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+function drawClocks() {
+  const g = S.game;
+  const top = $("clock-top"), bottom = $("clock-bottom");
+  if (!g || !g.clock) { top.hidden = bottom.hidden = true; return; }
+  top.hidden = bottom.hidden = false;
+  const elapsed = (performance.now() - S.clockAt) / 1000;
+  const show = (node, p) => {
+    let t = g.clock.remaining[p];
+    if (g.clock.running === p) t -= elapsed;
+    node.textContent = `player ${p}  ${fmtClock(t)}`;
+    node.classList.toggle("running", g.clock.running === p);
+  };
+  show(bottom, S.flipped ? 1 : 0);
+  show(top, S.flipped ? 0 : 1);
+}
+
+function render() {
+  const g = S.game;
+  if (!g) return;
+  const live = S.viewPly === null;
+  S.shown = live ? g.position : S.cache.get(`${g.version}:${S.viewPly}`);
+  if (!S.shown) { S.viewPly = null; S.shown = g.position; }
+  $("title").textContent = g.title || `${g.names[0]} vs ${g.names[1]} · ${g.board.name}`;
+  const mover = g.position.to_move;
+  let status;
+  if (g.result) status = "game over";
+  else if (g.thinking) status = `${g.names[mover]} (player ${mover}) is thinking…`;
+  else if (g.paused) status = "paused";
+  else status = `player ${mover} (${g.names[mover]}) to move`;
+  if (!live) status += ` · viewing ply ${S.viewPly} of ${g.moves.length}`;
+  $("status").textContent = status;
+  $("banner").hidden = !g.result;
+  $("banner").textContent = g.result ? g.result.text : "";
+  if (g.message && !g.result) showError(g.message);
+  const list = $("moves");
+  list.replaceChildren();
+  const ply = currentPly();
+  g.moves.forEach((m) => {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.textContent = m.text;
+    b.className = `move p${m.player}` + (m.ply === ply ? " current" : "");
+    b.dataset.ply = m.ply;
+    b.addEventListener("click", () => setViewPly(m.ply));
+    li.appendChild(b);
+    list.appendChild(li);
+  });
+  const current = list.querySelector(".current");
+  if (current && live) current.scrollIntoView({ block: "nearest" });
+  const slider = $("slider");
+  slider.max = g.moves.length;
+  slider.value = ply;
+  $("ply-label").textContent = `ply ${ply} / ${g.moves.length}`;
+  const humans = g.seats.filter((s) => s === "human").length;
+  $("undo").disabled = !humans || g.moves.length === 0;
+  $("resign").disabled = !humans || !!g.result;
+  $("hint").disabled = !humanToMove();
+  $("watch").hidden = !(humans === 0 || g.paused);
+  $("pause").textContent = g.paused ? "Go on" : "Pause";
+  drawBoard();
+  drawClocks();
+}
+
+// -------------------------------------------------------------- new games
+
+function spec(kindId, paramsId) {
+  const kind = $(kindId).value, params = $(paramsId).value.trim();
+  return params ? `${kind}:${params}` : kind;
+}
+
+function gameOptions() {
+  return {
+    rules: $("rules").value,
+    mode: $("mode").value,
+    side: Number($("side-select").value),
+    agent: spec("agent-kind", "agent-params"),
+    agent1: spec("agent1-kind", "agent1-params"),
+    clock: $("clock").value.trim() || null,
+    delay: Number($("delay").value),
+  };
+}
+
+function updateForm() {
+  const mode = $("mode").value;
+  $("side-label").hidden = mode !== "human-agent";
+  $("agent1-box").hidden = mode !== "agent-agent";
+  $("agent-legend").textContent =
+    mode === "agent-agent" ? "Agent (player 0)" : mode === "human-human" ? "Hint agent" : "Agent";
+  for (const [kindId, helpId] of [["agent-kind", "agent-help"], ["agent1-kind", "agent1-help"]]) {
+    const kind = S.agents.find((k) => k.name === $(kindId).value);
+    $(helpId).textContent = kind ? [kind.help, ...kind.params].join("\n") : "";
+  }
+}
+
+async function startGame() {
+  await act(async () => {
+    clearError();
+    S.hint = null;
+    const options = gameOptions();
+    if (options.mode === "human-human") options.hint = options.agent;
+    setGame(await api("POST", "/api/games", options));
+  });
+}
+
+async function loadGame() {
+  if (S.loadText === null) return;
+  await act(async () => {
+    clearError();
+    const body = { ...gameOptions(), text: S.loadText, index: Number($("load-index").value) || 0 };
+    const view = await api("POST", "/api/games/load", body);
+    $("load-index-label").hidden = !(view.games_in_file > 1);
+    $("load-index").max = view.games_in_file - 1;
+    setGame(view);
+    setViewPly(0);
+  });
+}
+
+function save() {
+  act(async () => {
+    const record = await api("GET", `/api/games/${S.game.id}/record`);
+    const blob = new Blob([JSON.stringify(record, null, 1) + "\n"], { type: "application/json" });
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(blob);
+    a.download = `jungle-${S.game.board.name.toLowerCase()}-${record.actions.length}plies.json`;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+  });
+}
+
+async function init() {
+  const info = await api("GET", "/api/agents");
+  S.agents = info.agents;
+  for (const name of info.rules) $("rules").add(new Option(name.toUpperCase(), name));
+  for (const id of ["agent-kind", "agent1-kind"]) {
+    for (const k of info.agents) $(id).add(new Option(k.name, k.name));
+    $(id).value = info.agents.some((k) => k.name === "random") ? "random" : info.agents[0].name;
+  }
+  updateForm();
+  $("mode").addEventListener("change", updateForm);
+  $("agent-kind").addEventListener("change", updateForm);
+  $("agent1-kind").addEventListener("change", updateForm);
+  $("start").addEventListener("click", startGame);
+  $("flip").addEventListener("click", () => { S.flipped = !S.flipped; render(); });
+  $("undo").addEventListener("click", () => act(async () => {
+    clearError();
+    setGame(await api("POST", `/api/games/${S.game.id}/undo`));
+  }));
+  $("resign").addEventListener("click", () => act(async () => {
+    setGame(await api("POST", `/api/games/${S.game.id}/resign`));
+  }));
+  $("hint").addEventListener("click", () => act(async () => {
+    $("hint-text").textContent = "thinking…";
+    const h = await api("POST", `/api/games/${S.game.id}/hint`);
+    const m = S.game.legal.find((x) => x.action === h.action);
+    S.hint = m ? { from: m.from, to: m.to } : null;
+    $("hint-text").textContent = `hint (${h.agent}): ${h.text}`;
+    render();
+  }).finally(() => {
+    if ($("hint-text").textContent === "thinking…") $("hint-text").textContent = "";
+  }));
+  $("save").addEventListener("click", save);
+  $("load").addEventListener("change", async (evt) => {
+    const file = evt.target.files[0];
+    if (!file) return;
+    S.loadText = await file.text();
+    $("load-index").value = 0;
+    evt.target.value = "";
+    await loadGame();
+  });
+  $("load-index").addEventListener("change", loadGame);
+  $("pause").addEventListener("click", () => act(async () => {
+    setGame(await api("POST", `/api/games/${S.game.id}/watch`, { paused: !S.game.paused }));
+  }));
+  $("delay").addEventListener("input", () => {
+    $("delay-label").textContent = `${Number($("delay").value).toFixed(1)} s`;
+  });
+  $("delay").addEventListener("change", () => act(async () => {
+    setGame(await api("POST", `/api/games/${S.game.id}/watch`, { delay: Number($("delay").value) }));
+  }));
+  $("error-close").addEventListener("click", clearError);
+  $("slider").addEventListener("input", (evt) => setViewPly(Number(evt.target.value)));
+  $("first").addEventListener("click", () => setViewPly(0));
+  $("prev").addEventListener("click", () => setViewPly(currentPly() - 1));
+  $("next").addEventListener("click", () => setViewPly(currentPly() + 1));
+  $("last").addEventListener("click", () => setViewPly(S.game.moves.length));
+  $("typed").addEventListener("submit", (evt) => {
+    evt.preventDefault();
+    const move = $("move-text").value.trim();
+    if (!move) return;
+    $("move-text").value = "";
+    play({ move });
+  });
+  document.addEventListener("keydown", (evt) => {
+    if (!S.game || evt.target.closest("input, select, textarea")) return;
+    const keys = { ArrowLeft: currentPly() - 1, ArrowRight: currentPly() + 1,
+                   Home: 0, End: S.game.moves.length };
+    if (evt.key in keys) { evt.preventDefault(); setViewPly(keys[evt.key]); }
+  });
+  bindBoard();
+  setInterval(drawClocks, 250);
+  await startGame();
+}
+
+window.addEventListener("DOMContentLoaded", () => act(init));
