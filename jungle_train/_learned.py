@@ -85,9 +85,11 @@ def conv_numpy(
     )
     h = h + context
     head = h @ params["Dense_1"]["kernel"] + params["Dense_1"]["bias"]
-    out: np.ndarray[Any, Any] = np.concatenate(
-        [head[..., 0].reshape(squares), head[..., 1:].reshape(squares * 4)]
-    )
+    q = np.concatenate([head[..., 0].reshape(squares), head[..., 1:].reshape(squares * 4)])
+    if "Dense_2" in params:  # the dueling value head
+        value = context @ params["Dense_2"]["kernel"] + params["Dense_2"]["bias"]
+        q = value + q - q.mean()
+    out: np.ndarray[Any, Any] = q
     return out
 
 

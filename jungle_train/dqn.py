@@ -85,6 +85,7 @@ from jax.experimental import multihost_utils
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jungle_core import DARK, Rules
+from jungle_core._tables import BattleResult, tables
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._config import config_to_json
@@ -129,6 +130,8 @@ class Config:
     """Channels of the convolutional network's layers."""
     conv_layers: int = 3
     """3×3 convolution layers of the convolutional network."""
+    dueling: bool = False
+    """Dueling head for the convolutional network (a state value plus advantages)."""
     observation: str = "spec"
     """``"spec"``: SPEC §6's 336 floats; ``"spec+clock"``: plus plies since a removal / 100."""
     learning_rate: float = 1e-4
@@ -167,6 +170,9 @@ class Config:
     """Per rank of each learner piece removed."""
     decision_reward: float = 0.0
     """Added at every learner decision (a cost when negative)."""
+    shaping: float = 0.0
+    """Scale of SPEC §7's Q-learning shaping ``Δ(Opp) − Δ(Threat)`` per ply (0: off);
+    the potential is :func:`jungle_train._shaping.potential`'s (:func:`potential`)."""
     win_reward: float = 10.0
     """Terminal reward of a win (a loss gets its negative)."""
     draw_reward: float = 0.0
@@ -336,10 +342,13 @@ class ConvQNetwork(nn.Module):
     end in the no-removal draw. ``conv_layers`` ReLU :class:`ShiftConv` layers, a global
     context (the mean over squares through a Dense layer, added to every square), then a
     per-square head of 5 outputs: the square's reveal (action ``sq``) and its four moves
-    (actions ``56 + 4·sq + d``), so every action reads the features of its own square."""
+    (actions ``56 + 4·sq + d``), so every action reads the features of its own square.
+    With ``dueling``, the head gives advantages and a value head on the context gives
+    ``V(s)``: ``Q = V + A − mean(A)`` (Wang et al. 2016)."""
 
     channels: int
     conv_layers: int
+    dueling: bool = False
     rows: int = 7
     cols: int = 8
 
@@ -363,13 +372,17 @@ class ConvQNetwork(nn.Module):
         head = nn.Dense(5)(h)  # [..., rows, cols, 5]
         reveal = head[..., 0].reshape(*lead, squares)
         moves = head[..., 1:].reshape(*lead, squares * 4)
-        return jnp.concatenate([reveal, moves], axis=-1)
+        q = jnp.concatenate([reveal, moves], axis=-1)
+        if self.dueling:
+            value = nn.Dense(1)(context)  # [..., 1]
+            q = value + q - jnp.mean(q, axis=-1, keepdims=True)
+        return q
 
 
 def make_network(config: Config) -> nn.Module:
     """The config's Q-network (:class:`QNetwork` or :class:`ConvQNetwork`)."""
     if config.network == "conv":
-        return ConvQNetwork(config.channels, config.conv_layers)
+        return ConvQNetwork(config.channels, config.conv_layers, config.dueling)
     return QNetwork(config.hidden, config.dropout)
 
 
@@ -452,16 +465,59 @@ def _removed_ranks(
     return jnp.sum(bits), jnp.sum(bits * jnp.asarray(_RANKS[:8]))
 
 
+def _shaping_tables(rules: Rules) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """``(distance float32[N, N], takes bool[20, 20])``: Manhattan distances between
+    squares, and the strict "can take" relation of square codes (the battle table)."""
+    n = rules.num_squares
+    r, c = np.divmod(np.arange(n), rules.cols)
+    distance = (np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])).astype(
+        np.float32
+    )
+    battle = np.asarray(tables(rules).battle).reshape(20, 20)
+    return distance, battle == BattleResult.TAKE
+
+
+def potential(state: JaxState, player: jax.Array, rules: Rules = DARK) -> jax.Array:
+    """``float32[]``: SPEC §7's shaping potential ``Σ Opp(i) − Σ Threat(i)`` of ``player``
+    (over its revealed pieces ``i`` with the nearest revealed enemy at distance ``d``:
+    ``3/(1+d)`` if ``i`` can take one of the nearest, ``−4/(1+d)`` if one can take ``i``),
+    equal to the pure ``jungle_train._shaping.potential``; one game.
+
+    >>> from jungle_core import from_fen
+    >>> from jungle_core.jax_env import make
+    >>> float(potential(make().from_state(from_fen("8/8/8/8/8/8/E1w5 0 0 0 - -")), 0))
+    1.0
+    """
+    distance, takes = _shaping_tables(rules)
+    b = state.board.astype(jnp.int32)
+    up = (b >= 1) & (b <= 16)
+    owner = (b - 1) >> 3
+    mine = up & (owner == player)
+    enemy = up & (owner != player)
+    d = jnp.where(enemy[None, :], jnp.asarray(distance), jnp.inf)
+    nearest_d = jnp.min(d, axis=1)
+    nearest = enemy[None, :] & (d == nearest_d[:, None])
+    t = jnp.asarray(takes)
+    can = jnp.any(nearest & t[b[:, None], b[None, :]], axis=1)
+    hit = jnp.any(nearest & t[b[None, :], b[:, None]], axis=1)
+    scale = jnp.where(jnp.isfinite(nearest_d), 1.0 / (1.0 + nearest_d), 0.0)
+    per_piece = scale * (3.0 * can - 4.0 * hit)
+    return jnp.sum(jnp.where(mine, per_piece, 0.0))
+
+
 def _ply_reward(config: Config, before: JaxState, after: JaxState, learner: jax.Array) -> jax.Array:
-    """Material part of the reward of one ply, from the learner's side."""
+    """Material (and shaping) part of the reward of one ply, from the learner's side."""
     present0, present1 = _present(before), _present(after)
     _, taken = _removed_ranks(present0, present1, 1 - learner)
     lost, lost_ranks = _removed_ranks(present0, present1, learner)
-    return (
+    reward = (
         config.capture_reward * taken
         + config.lost_piece_reward * lost
         + config.lost_rank_reward * lost_ranks
     )
+    if config.shaping:
+        reward += config.shaping * (potential(after, learner) - potential(before, learner))
+    return reward
 
 
 def _terminal_reward(

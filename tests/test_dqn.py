@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from jungle_agents import make_agent
-from jungle_core import DARK, from_fen, legal_actions, new_game, observation
+from jungle_core import DARK, from_fen, legal_actions, new_game, observation, outcome, step
 from jungle_core.jax_env import make
 from jungle_train import dqn
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
@@ -31,6 +31,7 @@ from jungle_train._learned import DQNAgent, conv_numpy, network_numpy
 from jungle_train._metrics import read_metrics
 from jungle_train._run import run_training
 from jungle_train._sampling import best_action, coin, uniform_legal
+from jungle_train._shaping import potential as pure_potential
 from jungle_train._trainers import resolve_config
 
 TINY = dqn.Config(
@@ -211,8 +212,9 @@ def test_numpy_forward_equals_the_flax_network(tiny_run: tuple[Any, dict[str, An
     )
 
 
-def test_numpy_forward_equals_the_conv_network() -> None:
-    config = dataclasses.replace(TINY, network="conv", channels=8, conv_layers=2)
+@pytest.mark.parametrize("dueling", [False, True])
+def test_numpy_forward_equals_the_conv_network(dueling: bool) -> None:
+    config = dataclasses.replace(TINY, network="conv", channels=8, conv_layers=2, dueling=dueling)
     net = dqn.make_network(config)
     x = np.random.default_rng(1).random((3, 337)).astype(np.float32)
     params = net.init(jax.random.key(0), jnp.asarray(x))
@@ -282,6 +284,33 @@ def test_games_restart_with_the_learner_to_move_in_alternating_seats() -> None:
     legal = np.asarray(exp.position.legal)
     action = np.asarray(exp.action)
     assert np.take_along_axis(legal, action[..., None], axis=-1).all()
+
+
+def test_shaping_potential_equals_the_pure_one() -> None:
+    """SPEC §7's Opp − Threat potential on the JAX core equals the Q-learners' pure one
+    on every position of a few random games, for both players."""
+    env = make(DARK)
+    rng = np.random.default_rng(0)
+    f = jax.jit(dqn.potential)
+    checked = 0
+    for _ in range(4):
+        state = new_game()
+        while outcome(state) is None and state.ply < 200:
+            js = env.from_state(state)
+            for player in (0, 1):
+                assert float(f(js, player)) == pytest.approx(
+                    pure_potential(state, player), abs=1e-5
+                )
+                checked += 1
+            actions = legal_actions(state)
+            state = step(state, actions[int(rng.integers(len(actions)))], rng)
+    assert checked > 400
+    before, after = "8/8/8/8/8/8/E2w4 0 0 0 - -", "8/8/8/8/8/8/1E1w4 1 1 1 - -"
+    shaped = dataclasses.replace(dqn.SPEC_CONFIG, shaping=0.5)
+    # E a1 -> b1 approaches w d1: Opp 3/(1+3) -> 3/(1+2)
+    assert _reward(shaped, before, after, 0) - _reward(dqn.SPEC_CONFIG, before, after, 0) == (
+        pytest.approx(0.5 * (1.0 - 0.75))
+    )
 
 
 # ------------------------------------------------------------------- determinism
