@@ -575,8 +575,12 @@ class _Parts:
         self.env = make(rules)
         self.greedy = JaxGreedy(self.env)
         self.network = make_network(config)
-        self.optimizer = optax.chain(
-            optax.clip_by_global_norm(config.grad_clip), optax.adam(config.learning_rate)
+        # an update whose gradients are not finite is skipped, not applied
+        self.optimizer = optax.apply_if_finite(
+            optax.chain(
+                optax.clip_by_global_norm(config.grad_clip), optax.adam(config.learning_rate)
+            ),
+            max_consecutive_errors=1_000_000,
         )
         self.buffer = flashbax.make_prioritised_trajectory_buffer(
             add_batch_size=config.num_envs,
@@ -810,16 +814,19 @@ class _Parts:
         sample = self.buffer.sample(runner.buffer, k_sample)
         batch: Transition = sample.experience
         _, _, beta = _schedule(config, step)
-        weights = (items.astype(jnp.float32) * sample.probabilities) ** (-beta)
-        weights = weights / jnp.max(weights)
+        # importance weights (N·P)^−β over the batch's largest; a sample drawn with
+        # probability 0 (the sum tree's rounding at an edge) weighs nothing rather than ∞
+        drawn = sample.probabilities > 0
+        safe = jnp.where(drawn, items.astype(jnp.float32) * sample.probabilities, 1.0)
+        weights = jnp.where(drawn, safe ** (-beta), 0.0)
+        weights = weights / jnp.maximum(jnp.max(weights), 1e-12)
         (loss, td), grads = jax.value_and_grad(self.loss, has_aux=True)(
             runner.params, runner.target_params, batch, weights, k_drop
         )
         updates, opt_state = self.optimizer.update(grads, runner.opt_state, runner.params)
         params = optax.apply_updates(runner.params, updates)
-        buffer = self.buffer.set_priorities(
-            runner.buffer, sample.indices, jnp.abs(td) + config.priority_epsilon
-        )
+        priority = jnp.nan_to_num(jnp.abs(td), nan=0.0, posinf=1e6) + config.priority_epsilon
+        buffer = self.buffer.set_priorities(runner.buffer, sample.indices, priority)
         count = runner.updates + 1
         phase1, _, _ = _schedule(config, step)
         period = jnp.where(phase1, config.phase1_target_period, config.phase2_target_period)
