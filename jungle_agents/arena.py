@@ -586,8 +586,10 @@ def import_plugins(plugins: Sequence[str]) -> None:
     for module in plugins:
         try:
             importlib.import_module(module)
-        except ImportError as error:
-            raise JungleError(f"plugin {module!r} cannot be imported: {error}") from None
+        except Exception as error:  # a plugin's own code may raise anything on import
+            raise JungleError(
+                f"plugin {module!r} cannot be imported: {type(error).__name__}: {error}"
+            ) from None
 
 
 def _run(
