@@ -85,7 +85,7 @@ def test_records_are_read_strictly(tmp_path: Path) -> None:
     cases = {
         "rule set lacks variant": {**data, "rules": {"name": "NOPE"}},
         "the rule set lacks name": {**data, "rules": {}},
-        "players must be two non-empty names": {**data, "players": "ab"},
+        "players must be a list, not .ab.": {**data, "players": "ab"},
         "seed must be an int": {**data, "seed": 1.5},
         "action 1 must be an int in 0..279": {**data, "actions": [999, *data["actions"][1:]]},  # type: ignore[misc]
         "reason must be one of": {**data, "reason": "bored"},
