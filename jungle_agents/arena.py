@@ -203,6 +203,7 @@ def play_game(
     called after each decision. An agent returning an illegal action raises
     :class:`jungle_core.IllegalActionError` naming the agent and the position.
     """
+    _check_run_arguments(1, seed, None, max_plies)
     chance_rng, rng0, rng1 = _rngs(seed)
     agents = (agent0, agent1)
     rngs = (rng0, rng1)

@@ -107,6 +107,11 @@ def new_game(rules: Rules = DARK, *, seed: int | None = None) -> State:
     >>> new_game(CLASSIC).board[0]   # a1: player 0's Tiger
     6
     """
+    if seed is not None:
+        if type(seed) is not int:
+            seed = _as_int(seed, "seed")
+        if seed < 0:
+            raise JungleError(f"seed must be None or an int >= 0, not {int_text(seed)}")
     n = rules.rows * rules.cols
     board = [EMPTY] * n
     mask = 0xFFFF

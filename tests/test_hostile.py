@@ -217,3 +217,13 @@ def test_resuming_counts_only_the_games_asked_for(
     assert main([*argv, "--agents", "random,greedy", "--max-plies", "9"]) == 2
     err = capsys.readouterr().err
     assert "different run" in err and "resuming:" not in err
+
+
+def test_seeds_are_checked() -> None:
+    with pytest.raises(jc.JungleError, match="seed must be None or an int >= 0"):
+        jc.new_game(seed=-1)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        jc.new_game(seed=1.5)  # type: ignore[arg-type]
+    agent = make_agent("random", jc.DARK)
+    with pytest.raises(jc.JungleError, match="seed must be in"):
+        play_game(jc.DARK, agent, agent, -1)
