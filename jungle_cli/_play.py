@@ -74,15 +74,19 @@ class Clock:
 
 def parse_clock(text: str) -> Clock:
     """``MIN+INC`` (minutes, increment in seconds) as a :class:`Clock`; ``MIN`` alone is
-    ``MIN+0``. Raises ``ValueError`` with the expected form.
+    ``MIN+0``. Raises :class:`jungle_core.JungleError` with the expected form.
 
     >>> parse_clock("1.5").remaining
     [90.0, 90.0]
     """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:\+\s*(\d+(?:\.\d+)?))?\s*", text)
+    # at most 6 digits before the point: a clock of a million minutes is already absurd,
+    # and longer numbers would overflow to an infinite clock
+    number = r"(\d{1,6}(?:\.\d{1,6})?)"
+    m = re.fullmatch(rf"\s*{number}\s*(?:\+\s*{number})?\s*", text, flags=re.ASCII)
     if m is None or float(m.group(1)) <= 0:
-        raise ValueError(
-            f"--clock {text!r} is not MIN+INC (minutes per player, then seconds added per "
+        shown = text if len(text) <= 30 else f"{text[:30]}..."
+        raise jc.JungleError(
+            f"--clock {shown!r} is not MIN+INC (minutes per player, then seconds added per "
             f"move), e.g. 5+3"
         )
     minutes = float(m.group(1))
@@ -110,7 +114,7 @@ class PlaySession:
         clock_fn: Callable[[], float] = time.monotonic,
     ) -> None:
         if side not in (0, 1):
-            raise ValueError(f"--side must be 0 (move first) or 1, not {side}")
+            raise jc.JungleError(f"--side must be 0 (move first) or 1, not {side}")
         self.rules = rules
         self.opponent_spec = opponent
         self.opponent: Agent = make_agent(opponent, rules)

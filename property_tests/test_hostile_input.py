@@ -36,10 +36,13 @@ from jungle_agents.arena import (
     resumable_games,
 )
 from jungle_cli import main
-from jungle_cli._play import PlaySession, load_any_record
+from jungle_cli._play import PlaySession, load_any_record, parse_clock
 
 RULE_SETS = [jc.DARK, jc.DARK_STRICT, jc.CLASSIC]
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
+BASE = settings.default.max_examples
+"""The profile's example count (40 in CI, 2000 under ``HYPOTHESIS_PROFILE=long``): the
+cheap parsers get five times that, the command line and ``play`` about twice."""
 SECONDS = 30.0
 """The time bound per input: far above what any of them needs (milliseconds), far below
 "for ever"."""
@@ -151,7 +154,7 @@ def strings(seeds: list[str]) -> st.SearchStrategy[str]:
 FENS = [jc.to_fen(s) for s in POSITIONS]
 
 
-@settings(max_examples=200)
+@settings(max_examples=5 * BASE)
 @given(text=strings(FENS), rules=st.sampled_from(RULE_SETS))
 def test_position_strings_parse_or_raise_a_notation_error(text: str, rules: jc.Rules) -> None:
     with bounded():
@@ -171,7 +174,7 @@ ACTION_TEXTS = [jc.action_to_str(s, a) for s in POSITIONS for a in jc.legal_acti
 ]
 
 
-@settings(max_examples=200)
+@settings(max_examples=5 * BASE)
 @given(text=strings(ACTION_TEXTS), state=st.sampled_from(POSITIONS))
 def test_action_strings_parse_to_a_legal_action_or_raise(text: str, state: jc.State) -> None:
     with bounded():
@@ -190,7 +193,7 @@ ODD_ACTIONS: st.SearchStrategy[Any] = st.one_of(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=5 * BASE)
 @given(action=ODD_ACTIONS, state=st.sampled_from(POSITIONS), o=ODD_ACTIONS)
 def test_integer_actions_are_checked_at_the_boundary(action: Any, state: jc.State, o: Any) -> None:
     calls: list[Callable[[], object]] = [
@@ -206,7 +209,7 @@ def test_integer_actions_are_checked_at_the_boundary(action: Any, state: jc.Stat
             call()
 
 
-@settings(max_examples=100)
+@settings(max_examples=5 * BASE // 2)
 @given(
     depth=st.one_of(st.integers(-(2**70), 1), st.floats(), st.sampled_from([None, "1", 2.5])),
     player=ODD_ACTIONS,
@@ -251,7 +254,7 @@ def _depth_of(agent: Any) -> int:
     return int(getattr(config, "depth", 1))
 
 
-@settings(max_examples=200)
+@settings(max_examples=5 * BASE)
 @given(spec=agent_specs(), rules=st.sampled_from(RULE_SETS))
 def test_agent_specs_build_a_working_agent_or_raise(spec: str, rules: jc.Rules) -> None:
     with bounded():
@@ -359,7 +362,7 @@ def _check_record_file(path: Path) -> None:
             replay(record)
 
 
-@settings(max_examples=200)
+@settings(max_examples=5 * BASE)
 @given(data=record_files())
 def test_record_files_load_or_raise_a_record_error(data: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
@@ -369,7 +372,7 @@ def test_record_files_load_or_raise_a_record_error(data: bytes) -> None:
         assert _cli(["replay", str(path), "--all"]) in (0, 2)
 
 
-@settings(max_examples=200)
+@settings(max_examples=5 * BASE)
 @given(data=games_files())
 def test_games_files_load_or_raise_a_record_error(data: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
@@ -437,7 +440,7 @@ def command_lines(draw: st.DrawFn, folder: str) -> list[str]:
 
 
 # each example runs the command: no shrinking (minutes), the failing argv is reported whole
-@settings(max_examples=80, phases=NO_SHRINK)
+@settings(max_examples=2 * BASE, phases=NO_SHRINK)
 @given(data=st.data(), junk=record_files())
 def test_command_lines_exit_cleanly(data: st.DataObject, junk: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
@@ -448,10 +451,21 @@ def test_command_lines_exit_cleanly(data: st.DataObject, junk: bytes) -> None:
         assert status in (0, 2), argv
 
 
+@settings(max_examples=5 * BASE)
+@given(text=strings(["5+3", "1.5", "10", "0.5+0"]))
+def test_clocks_parse_or_raise(text: str) -> None:
+    with bounded():
+        try:
+            clock = parse_clock(text)
+        except jc.JungleError:
+            return
+        assert clock.text().startswith("player 0")
+
+
 PLAY_WORDS = ["moves", "hint", "undo", "board", "help", "save", "load", "?a1", "a1-a2"]
 
 
-@settings(max_examples=60, phases=NO_SHRINK)
+@settings(max_examples=3 * BASE // 2, phases=NO_SHRINK)
 @given(lines=st.lists(strings(PLAY_WORDS + ACTION_TEXTS[:20]), max_size=8), junk=record_files())
 def test_play_commands_never_end_the_game_with_a_traceback(lines: list[str], junk: bytes) -> None:
     with tempfile.TemporaryDirectory() as folder:
