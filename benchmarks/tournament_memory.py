@@ -29,8 +29,8 @@ from jungle_agents import RandomAgent, register_agent
 from jungle_agents.arena import GameResult, round_robin
 from jungle_core import rules_by_name
 
-# a second name for the cheapest agent, so that one pair of random agents can meet (the
-# workers are forked, so they know it too)
+# a second name for the cheapest agent, so that one pair of random agents can meet; the
+# workers know it because they are forked (this script imports no JAX, so the arena forks)
 register_agent("random2", RandomAgent, {}, "random, under a second name", replace=True)
 
 
