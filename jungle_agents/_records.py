@@ -50,6 +50,21 @@ _REASONS = frozenset(r.value for r in Reason) | {"unfinished"}
 _SEED_LIMIT = 2**64
 
 
+_ACTIONS = tuple(range(5 * 9 * 7))
+_FLOATS: dict[float, float] = {}
+
+
+def _shared_float(x: float) -> float:
+    """One object per value (times are rounded to microseconds, so most repeat), up to a
+    bounded number of values."""
+    found = _FLOATS.get(x)
+    if found is None:
+        found = x
+        if len(_FLOATS) < 1 << 16:
+            _FLOATS[x] = x
+    return found
+
+
 class RecordError(JungleError):
     """A game record or games file that cannot be read: the message names the file, the
     line (games files) and what is wrong."""
@@ -153,8 +168,10 @@ def check_record(data: Any, where: str) -> dict[str, Any]:
         raise RecordError(f"{where}: players must be two non-empty names, not {_shown(players)}")
     seed = _int(fields["seed"], 0, _SEED_LIMIT - 1, "seed", where)
     n = rules.num_actions
+    # actions and times are shared objects (ints above 256 and floats are not interned by
+    # Python): a tournament keeps every record, and this halves what a game costs it
     actions = tuple(
-        _int(a, 0, n - 1, f"action {i + 1}", where)
+        _ACTIONS[_int(a, 0, n - 1, f"action {i + 1}", where)]
         for i, a in enumerate(_list(fields["actions"], "actions", where))
     )
     outcomes = tuple(
@@ -165,7 +182,7 @@ def check_record(data: Any, where: str) -> dict[str, Any]:
     for i, t in enumerate(_list(fields["times"], "times", where)):
         if type(t) not in (int, float) or not (math.isfinite(t) and t >= 0):
             raise RecordError(f"{where}: time {i + 1} must be seconds >= 0, not {_shown(t)}")
-        times.append(float(t))
+        times.append(_shared_float(float(t)))
     if not len(actions) == len(outcomes) == len(times):
         raise RecordError(
             f"{where}: actions, outcomes and times differ in length "
