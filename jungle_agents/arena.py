@@ -532,7 +532,7 @@ class _GamesFile:
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        old_header, _ = _games_of_run(self.path, header)
+        old_header, self.previous = _games_of_run(self.path, header)
         # cut a line torn by a crash, so the next entry starts on a line of its own
         if self.path.exists():
             data = self.path.read_bytes()
@@ -616,8 +616,7 @@ def _run(
     games_file = None
     if out is not None:
         games_file = _GamesFile(out, header)
-        _, previous = load_games(out)
-        for game in previous:
+        for game in games_file.previous:
             done[(*game.pair, game.index)] = game
     wanted = {(a, b, i) for a, b in pairs for i in range(games_per_pair)}
     tasks = [
