@@ -7,6 +7,7 @@ hot path (``legal_actions``, ``step``, ``outcome``) reads the precomputed tables
 
 from __future__ import annotations
 
+import reprlib
 from itertools import compress
 
 import numpy as np
@@ -73,7 +74,9 @@ def _as_int(value: object, what: str) -> int:
     Called only when ``type(value) is not int``, so the hot path pays one type test.
     """
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{what} must be an int, not {type(value).__name__} {value!r}")
+        raise TypeError(
+            f"{what} must be an int, not {type(value).__name__} {reprlib.repr(value)}"
+        )
     return int(value)
 
 

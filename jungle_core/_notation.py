@@ -357,7 +357,7 @@ def action_to_str(state: State, action: int) -> str:
     n = rules.num_squares
     if type(action) is not int:
         if isinstance(action, bool) or not isinstance(action, int | np.integer):
-            raise TypeError(f"an action is an int, not {type(action).__name__} {action!r}")
+            raise TypeError(f"an action is an int, not {type(action).__name__}")
         action = int(action)
     if not 0 <= action < 5 * n:
         raise IllegalActionError(
