@@ -12,6 +12,7 @@ position round-trips, a parsed action is legal, a loaded record replays or says 
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import json
 import signal
@@ -280,7 +281,10 @@ def _record_json() -> dict[str, Any]:
 
 
 RECORD = _record_json()
-JSON_VALUES: st.SearchStrategy[Any] = st.one_of(
+JSON_VALUES: st.SearchStrategy[Any] = st.deferred(lambda: _JSON_VALUES.map(copy.deepcopy))
+"""JSON values for a field: each drawn value a fresh object (the mutations below change
+them in place, and a shared one would turn up inside itself)."""
+_JSON_VALUES: st.SearchStrategy[Any] = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(-(2**70), 2**70),
