@@ -157,9 +157,11 @@ def register_agent(
     """
     key = name.strip().lower()
     if not key or any(ch in key for ch in ":,= "):
-        raise ValueError(f"agent name {name!r} must be non-empty without ':', ',', '=' or spaces")
+        raise AgentSpecError(
+            f"agent name {name!r} must be non-empty without ':', ',', '=' or spaces"
+        )
     if key in _REGISTRY and not replace:
-        raise ValueError(f"agent kind {key!r} is already registered")
+        raise AgentSpecError(f"agent kind {key!r} is already registered")
     _REGISTRY[key] = _Kind(factory, dict(params or {}), help)
 
 
