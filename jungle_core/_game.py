@@ -110,6 +110,8 @@ def new_game(rules: Rules = DARK, *, seed: int | None = None) -> State:
     >>> new_game(CLASSIC).board[0]   # a1: player 0's Tiger
     6
     """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules value, not {type(rules).__name__}")
     if seed is not None:
         if type(seed) is not int:
             seed = _as_int(seed, "seed")

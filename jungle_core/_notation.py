@@ -177,6 +177,8 @@ def from_fen(text: str, rules: Rules = DARK) -> State:
     """
     if not isinstance(text, str):
         raise TypeError(f"a position string is a str, not {type(text).__name__}")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules value, not {type(rules).__name__}")
     fen = _clip(text.strip(), 400)
     fields = text.split()
     dark = rules.variant == "dark"
