@@ -9,7 +9,7 @@ STAMP := $(VENV)/.install-stamp-$(subst $(comma),-,$(EXTRAS))
 comma := ,
 PACKAGES := jungle_core jungle_agents jungle_train jungle_cli
 
-.PHONY: demo test lint typecheck bench test-long clean
+.PHONY: demo test lint typecheck bench test-long soak tournament-memory clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,19 @@ test: lint typecheck
 # Long Hypothesis run: many more examples per property.
 test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(VENV)/bin/pytest -q property_tests
+
+# The JAX core against the pure core on a million random steps of every rule variant,
+# then the long Hypothesis profile of the rule invariants and the hostile-input properties
+# (about half an hour here; figures in the README). Exits non-zero on a difference. The
+# JAX properties under the long profile take hours: `make test-long` runs everything.
+soak: $(STAMP)
+	$(PY) -m property_tests.soak --steps 1000000
+	HYPOTHESIS_PROFILE=long $(VENV)/bin/pytest -q \
+		property_tests/test_rules_properties.py property_tests/test_hostile_input.py
+
+# A 10,000-game tournament of cheap agents on every core: peak memory at the start and the end.
+tournament-memory: $(STAMP)
+	$(PY) benchmarks/tournament_memory.py --games 10000
 
 bench: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]'

@@ -11,6 +11,7 @@ the first time it is asked for a kind, in every process (arena workers included)
 from __future__ import annotations
 
 import importlib.metadata
+import math
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Protocol, runtime_checkable
@@ -18,7 +19,7 @@ from typing import Protocol, runtime_checkable
 import attrs
 import numpy as np
 
-from jungle_core import Rules, State
+from jungle_core import JungleError, Rules, State
 
 __all__ = [
     "Agent",
@@ -59,7 +60,7 @@ class Agent(Protocol):
         ...
 
 
-class AgentSpecError(ValueError):
+class AgentSpecError(JungleError):
     """An agent spec string names an unknown agent or a bad parameter."""
 
 
@@ -67,8 +68,9 @@ class AgentSpecError(ValueError):
 class Param:
     """One parameter an agent kind accepts in its spec string.
 
-    - ``kind``: ``int``, ``float``, ``bool`` (written ``0``/``1``/``true``/``false``) or
-      ``str``.
+    - ``kind``: ``int`` (at most 18 digits), ``float`` (finite: ``nan`` and ``inf`` are
+      refused for every float parameter), ``bool`` (written ``0``/``1``/``true``/``false``)
+      or ``str``.
     - ``default``: the value when the spec does not name it.
     - ``help``: one line for error messages and ``jungle agents``.
     - ``choices``: the allowed values, when only some are.
@@ -98,15 +100,21 @@ class Param:
                 else:
                     raise ValueError(text)
             elif self.kind is int:
+                if len(text.strip()) > 18:
+                    raise ValueError(text)
                 value = int(text)
             elif self.kind is float:
                 value = float(text)
+                if not math.isfinite(value):
+                    raise ValueError(text)
             else:
                 value = text
         except ValueError:
+            shown = text if len(text) <= 40 else f"{text[:40]}..."
             raise AgentSpecError(
-                f"{where}={text!r} is not a valid {self.kind.__name__}"
+                f"{where}={shown!r} is not a valid {self.kind.__name__}"
                 + (" (write 0 or 1)" if self.kind is bool else "")
+                + (" (a finite number)" if self.kind is float else "")
             ) from None
         if self.choices and value not in self.choices:
             raise AgentSpecError(f"{where}={text!r} must be one of {list(self.choices)}")
@@ -173,9 +181,11 @@ def register_agent(
     """
     key = name.strip().lower()
     if not key or any(ch in key for ch in ":,= "):
-        raise ValueError(f"agent name {name!r} must be non-empty without ':', ',', '=' or spaces")
+        raise AgentSpecError(
+            f"agent name {name!r} must be non-empty without ':', ',', '=' or spaces"
+        )
     if key in _REGISTRY and not replace:
-        raise ValueError(f"agent kind {key!r} is already registered")
+        raise AgentSpecError(f"agent kind {key!r} is already registered")
     _REGISTRY[key] = _Kind(factory, dict(params or {}), help)
 
 

@@ -84,6 +84,10 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TT_LIMIT = 3_000_000
 _REMOVES = (BattleResult.TAKE, BattleResult.BOTH)
 _TIE = 1e-6
+
+MAX_DEPTH = 64
+"""The deepest ``depth`` (and ``qdepth``) a search takes: the recursion stays far inside
+Python's stack, and beyond it a search without ``time=`` would not end in any case."""
 """Root values closer than this are ties."""
 
 
@@ -147,10 +151,14 @@ class SearchConfig:
     no-removal draw; see the README for the measured difference."""
 
     def __attrs_post_init__(self) -> None:
-        if self.depth < 1:
-            raise ValueError(f"depth must be >= 1, not {self.depth}")
-        if self.qdepth < 0:
-            raise ValueError(f"qdepth must be >= 0, not {self.qdepth}")
+        # one rule for every float: finite (nan compares false everywhere and inf overflows)
+        for name in ("time", "margin", "contempt"):
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be a finite number, not {getattr(self, name)}")
+        if not 1 <= self.depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be 1..{MAX_DEPTH}, not {self.depth}")
+        if not 0 <= self.qdepth <= MAX_DEPTH:
+            raise ValueError(f"qdepth must be 0..{MAX_DEPTH}, not {self.qdepth}")
         if self.time < 0:
             raise ValueError(f"time must be >= 0 seconds, not {self.time}")
         if self.margin < 0:

@@ -42,8 +42,18 @@ import attrs
 import numpy as np
 
 from jungle_agents._base import Agent, make_agent
+from jungle_agents._records import (
+    FORMAT,
+    RecordError,
+    check_entry,
+    check_header,
+    check_record,
+    decode_json,
+)
+from jungle_agents._records import rules_from_json as _rules_from_json
 from jungle_core import (
     IllegalActionError,
+    JungleError,
     Rules,
     State,
     action_to_str,
@@ -60,7 +70,9 @@ __all__ = [
     "GameRecord",
     "GameResult",
     "PairResult",
+    "RecordError",
     "TournamentResult",
+    "decode_json",
     "fit_elo",
     "format_report",
     "load_games",
@@ -69,6 +81,7 @@ __all__ = [
     "play_match",
     "plot_heatmap",
     "replay",
+    "resumable_games",
     "round_robin",
     "rules_from_json",
     "rules_to_json",
@@ -77,9 +90,6 @@ __all__ = [
     "write_csv",
     "write_markdown",
 ]
-
-FORMAT = "jungle-game/1"
-
 
 # ------------------------------------------------------------------- records
 
@@ -95,11 +105,9 @@ def rules_to_json(rules: Rules) -> dict[str, Any]:
 
 
 def rules_from_json(data: dict[str, Any]) -> Rules:
-    """The rule set :func:`rules_to_json` wrote; a bad field raises ``ValueError``."""
-    try:
-        return Rules(**data)
-    except TypeError as error:
-        raise ValueError(f"not a rule set: {data!r} ({error})") from None
+    """The rule set :func:`rules_to_json` wrote: an object with every field of
+    :class:`jungle_core.Rules` and no other; anything else raises :class:`RecordError`."""
+    return _rules_from_json(data)
 
 
 @attrs.frozen
@@ -150,26 +158,10 @@ class GameRecord:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameRecord:
-        """The record :meth:`to_json` wrote; malformed data raises ``ValueError``."""
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"not a {FORMAT} game record")
-        try:
-            record = cls(
-                rules=rules_from_json(data["rules"]),
-                players=(str(data["players"][0]), str(data["players"][1])),
-                seed=int(data["seed"]),
-                actions=tuple(int(a) for a in data["actions"]),
-                outcomes=tuple(int(o) for o in data["outcomes"]),
-                times=tuple(float(t) for t in data["times"]),
-                winner=None if data["winner"] is None else int(data["winner"]),
-                reason=str(data["reason"]),
-            )
-        except (KeyError, IndexError, TypeError) as error:
-            raise ValueError(f"malformed game record: {error!r}") from None
-        if not (len(record.actions) == len(record.outcomes) == len(record.times)):
-            raise ValueError("malformed game record: actions, outcomes and times differ in length")
-        return record
+    def from_json(cls, data: Any, where: str = "game record") -> GameRecord:
+        """The record :meth:`to_json` wrote; anything else raises :class:`RecordError`
+        naming ``where`` and the field (what is accepted: :mod:`jungle_agents._records`)."""
+        return cls(**check_record(data, where))
 
 
 def _rngs(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
@@ -211,6 +203,7 @@ def play_game(
     called after each decision. An agent returning an illegal action raises
     :class:`jungle_core.IllegalActionError` naming the agent and the position.
     """
+    _check_run_arguments(1, seed, None, max_plies)
     chance_rng, rng0, rng1 = _rngs(seed)
     agents = (agent0, agent1)
     rngs = (rng0, rng1)
@@ -253,7 +246,7 @@ def play_game(
 def replay(record: GameRecord) -> list[State]:
     """Every state of a recorded game, the start first, rebuilt from the record.
 
-    Raises ``ValueError`` when the record does not replay (an illegal action or outcome,
+    Raises :class:`RecordError` when the record does not replay (an illegal action or outcome,
     or a result that differs from the recorded one).
     """
     state = new_game(record.rules, seed=record.seed)
@@ -261,14 +254,14 @@ def replay(record: GameRecord) -> list[State]:
     for ply, (action, o) in enumerate(zip(record.actions, record.outcomes, strict=True)):
         try:
             state = step_outcome(state, action, o)
-        except ValueError as error:
-            raise ValueError(f"the record does not replay at ply {ply + 1}: {error}") from None
+        except JungleError as error:
+            raise RecordError(f"the record does not replay at ply {ply + 1}: {error}") from None
         states.append(state)
     result = outcome(state)
     winner = None if result is None else result.winner
     reason = "unfinished" if result is None else result.reason.value
     if (winner, reason) != (record.winner, record.reason):
-        raise ValueError(
+        raise RecordError(
             f"the record says {record.winner}/{record.reason} but replays to {winner}/{reason}"
         )
     return states
@@ -296,15 +289,27 @@ def moves_text(record: GameRecord) -> list[str]:
     return out
 
 
-def _atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
+def _file_mode() -> int:
+    """The mode ``open()`` gives a new file: 0o666 less the process's umask."""
+    umask = os.umask(0o022)  # reading the umask means setting it; put it straight back
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _atomic_write(path: str | os.PathLike[str], data: bytes, *, make_dirs: bool = True) -> None:
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    if make_dirs:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise FileNotFoundError(f"no folder {str(target.parent)!r} to write {target.name!r} in")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+            # mkstemp makes the file 0600; give it the mode any other new file would get
+            os.fchmod(f.fileno(), _file_mode())
         os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
@@ -315,6 +320,9 @@ def _atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
 def save_record(record: GameRecord, path: str | os.PathLike[str]) -> None:
     """Write a record as JSON, atomically (temp file, fsync, rename).
 
+    The folder must exist (``FileNotFoundError`` otherwise): a mistyped path should fail,
+    not create folders.
+
     >>> import tempfile, os
     >>> from jungle_core import DARK
     >>> from jungle_agents import make_agent
@@ -324,22 +332,18 @@ def save_record(record: GameRecord, path: str | os.PathLike[str]) -> None:
     ...     load_record(os.path.join(d, "game.json")).actions == r.actions
     True
     """
-    _atomic_write(path, (json.dumps(record.to_json(), indent=1) + "\n").encode())
+    _atomic_write(
+        path, (json.dumps(record.to_json(), indent=1) + "\n").encode(), make_dirs=False
+    )
 
 
 def load_record(path: str | os.PathLike[str]) -> GameRecord:
     """Read a record :func:`save_record` wrote (or one entry of a games file); a file
-    that is not a record raises ``ValueError`` naming it (see :func:`save_record`)."""
-    try:
-        data = json.loads(Path(path).read_text())
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path} is not JSON: {error}") from None
-    if isinstance(data, dict) and "record" in data:
-        data = data["record"]
-    try:
-        return GameRecord.from_json(data)
-    except ValueError as error:
-        raise ValueError(f"{path}: {error}") from None
+    that is not a record raises :class:`RecordError` naming it and the field."""
+    data = decode_json(Path(path).read_bytes(), str(path))
+    if type(data) is dict and set(data) == {"pair", "game", "record"}:
+        return GameRecord(**check_entry(data, str(path))[2])
+    return GameRecord.from_json(data, str(path))
 
 
 # -------------------------------------------------------- matches and tournaments
@@ -371,13 +375,10 @@ class GameResult:
         return {"pair": list(self.pair), "game": self.index, "record": self.record.to_json()}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> GameResult:
-        """The entry :meth:`to_json` wrote."""
-        return cls(
-            (str(data["pair"][0]), str(data["pair"][1])),
-            int(data["game"]),
-            GameRecord.from_json(data["record"]),
-        )
+    def from_json(cls, data: Any, where: str = "game entry") -> GameResult:
+        """The entry :meth:`to_json` wrote; anything else raises :class:`RecordError`."""
+        pair, index, fields = check_entry(data, where)
+        return cls(pair, index, GameRecord(**fields))
 
 
 def game_seed(seed: int, a: str, b: str, index: int) -> int:
@@ -462,20 +463,67 @@ def load_games(path: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, lis
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        where = f"{path}:{number}"
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError:
+            data = decode_json(line, where)
+        except RecordError:
             if number == len(lines):
-                break  # torn by a crash mid-write: that game is played again
-            raise ValueError(f"{path}:{number} is not a JSON line") from None
-        if data.get("type") == "header":
-            header = data
+                break  # torn by a crash mid-write (no newline yet): played again on resume
+            raise
+        if type(data) is dict and data.get("type") == "header":
+            if header is not None or games:
+                raise RecordError(f"{where}: a header line must be the file's first line")
+            header = check_header(data, where)
         else:
-            try:
-                games.append(GameResult.from_json(data))
-            except (KeyError, IndexError, TypeError, ValueError) as error:
-                raise ValueError(f"{path}:{number} is not a game entry: {error}") from None
+            games.append(GameResult.from_json(data, where))
     return header, games
+
+
+def _run_header(rules: Rules, seed: int, max_plies: int | None) -> dict[str, Any]:
+    return {"type": "header", "rules": rules_to_json(rules), "seed": seed, "max_plies": max_plies}
+
+
+def _games_of_run(
+    path: str | os.PathLike[str], header: dict[str, Any]
+) -> tuple[dict[str, Any] | None, list[GameResult]]:
+    """The header and games of ``path``; :class:`RecordError` unless they belong to the run
+    that ``header`` describes (a file of games without a header belongs to no run)."""
+    old_header, old_games = load_games(path)
+    if old_header is None and old_games:
+        raise RecordError(
+            f"{path} holds {len(old_games)} games but no header line, so nothing says "
+            f"which run (rules, seed, max_plies) played them; use another output file"
+        )
+    if old_header is not None:
+        for key in ("rules", "seed", "max_plies"):
+            if old_header.get(key) != header.get(key):
+                raise RecordError(
+                    f"{path} holds games of a different run ({key} "
+                    f"{old_header.get(key)!r}, not {header.get(key)!r}); "
+                    f"use another output file"
+                )
+    return old_header, old_games
+
+
+def resumable_games(
+    path: str | os.PathLike[str],
+    rules: Rules,
+    pairs: Sequence[tuple[str, str]],
+    games_per_pair: int,
+    seed: int = 0,
+    max_plies: int | None = None,
+) -> list[GameResult]:
+    """The games of ``path`` that a run with these arguments keeps instead of playing
+    (the ones of its pairs and game indices); a file of another run raises
+    :class:`RecordError`, as the run itself would. Nothing is written.
+
+    >>> from jungle_core import DARK
+    >>> resumable_games("no-such-file.jsonl", DARK, [("random", "greedy")], 2)
+    []
+    """
+    _, games = _games_of_run(path, _run_header(rules, seed, max_plies))
+    wanted = set(pairs)
+    return [g for g in games if g.pair in wanted and g.index < games_per_pair]
 
 
 class _GamesFile:
@@ -484,15 +532,7 @@ class _GamesFile:
     def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        old_header, _ = load_games(self.path)
-        if old_header is not None:
-            for key in ("rules", "seed", "max_plies"):
-                if old_header.get(key) != header.get(key):
-                    raise ValueError(
-                        f"{self.path} holds games of a different run ({key} "
-                        f"{old_header.get(key)!r}, not {header.get(key)!r}); "
-                        f"use another output file"
-                    )
+        old_header, self.previous = _games_of_run(self.path, header)
         # cut a line torn by a crash, so the next entry starts on a line of its own
         if self.path.exists():
             data = self.path.read_bytes()
@@ -520,6 +560,39 @@ def _pairs_of(specs: Sequence[str]) -> list[tuple[str, str]]:
     return [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
 
 
+def _check_run_arguments(
+    games_per_pair: int, seed: int, workers: int | None, max_plies: int | None
+) -> None:
+    checks = (
+        ("games per pair", games_per_pair, False, 1, 2**31 - 1),
+        ("seed", seed, False, 0, 2**64 - 1),
+        ("workers", workers, True, 1, 4096),
+        ("max_plies", max_plies, True, 1, 2**31 - 1),
+    )
+    for what, value, optional, lo, hi in checks:
+        if value is None and optional:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+        if not lo <= value <= hi:
+            shown = value if abs(value) < 10**20 else "a huge number"
+            raise JungleError(f"{what} must be in {lo}..{hi}, not {shown}")
+
+
+def import_plugins(plugins: Sequence[str]) -> None:
+    """Import each plugin module (it registers agent kinds); one that cannot be imported
+    raises :class:`jungle_core.JungleError` naming it."""
+    import importlib
+
+    for module in plugins:
+        try:
+            importlib.import_module(module)
+        except Exception as error:  # a plugin's own code may raise anything on import
+            raise JungleError(
+                f"plugin {module!r} cannot be imported: {type(error).__name__}: {error}"
+            ) from None
+
+
 def _run(
     rules: Rules,
     pairs: Sequence[tuple[str, str]],
@@ -532,24 +605,19 @@ def _run(
     backend: str,
     plugins: Sequence[str],
 ) -> list[GameResult]:
-    if games_per_pair < 1:
-        raise ValueError(f"games per pair must be >= 1, not {games_per_pair}")
-    import importlib
-
-    for module in plugins:
-        importlib.import_module(module)  # they register agent kinds, here and in workers
+    _check_run_arguments(games_per_pair, seed, workers, max_plies)
+    import_plugins(plugins)  # they register agent kinds, here and in workers
     for a, b in pairs:
         if a == b:
-            raise ValueError(f"agent spec {a!r} is listed twice")
+            raise JungleError(f"agent spec {a!r} is listed twice")
         make_agent(a, rules), make_agent(b, rules)  # bad specs fail here, not in a worker
-    header = {"type": "header", "rules": rules_to_json(rules), "seed": seed, "max_plies": max_plies}
+    header = _run_header(rules, seed, max_plies)
     done: dict[tuple[str, str, int], GameResult] = {}
     games_file = None
     if out is not None:
-        _, previous = load_games(out)
-        for game in previous:
-            done[(*game.pair, game.index)] = game
         games_file = _GamesFile(out, header)
+        for game in games_file.previous:
+            done[(*game.pair, game.index)] = game
     wanted = {(a, b, i) for a, b in pairs for i in range(games_per_pair)}
     tasks = [
         _Task(rules, (a, b), i, game_seed(seed, a, b, i), max_plies)
@@ -574,7 +642,7 @@ def _run(
 
             run_ray(tasks, finished, workers, plugins)
         elif backend != "process":
-            raise ValueError(f"backend must be 'process' or 'ray', not {backend!r}")
+            raise JungleError(f"backend must be 'process' or 'ray', not {backend!r}")
         elif (workers or os.cpu_count() or 1) <= 1 or len(tasks) <= 1:
             for task in tasks:
                 finished(_run_task(task))
@@ -693,9 +761,9 @@ def round_robin(
     """
     specs = list(specs)
     if len(specs) < 2:
-        raise ValueError("a round robin needs at least two agents")
+        raise JungleError("a round robin needs at least two agents")
     if len(set(specs)) != len(specs):
-        raise ValueError(f"an agent spec is listed twice in {specs}")
+        raise JungleError(f"an agent spec is listed twice in {specs}")
     results = _run(
         rules,
         _pairs_of(specs),

@@ -22,15 +22,17 @@ from types import FrameType
 import numpy as np
 
 import jungle_core as jc
-from jungle_agents import AgentSpecError, describe_agents
+from jungle_agents import AgentSpecError, describe_agents, make_agent
 from jungle_agents.arena import (
     format_report,
-    load_games,
+    import_plugins,
     plot_heatmap,
+    resumable_games,
     round_robin,
     write_csv,
     write_markdown,
 )
+from jungle_cli._args import int_in
 from jungle_cli._play import PlaySession, load_any_record, parse_clock, replay_session
 from jungle_cli._progress import ProgressBar
 from jungle_cli._serve_cli import add_serve_parser
@@ -110,25 +112,31 @@ def _cmd_agents(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress_for(out: str | None, games_total: int) -> ProgressBar:
+def _progress_for(
+    args: argparse.Namespace, rules: jc.Rules, specs: Sequence[str], out: str | None
+) -> ProgressBar:
+    # what the run would refuse (a plugin, a spec, a games file of another run) is refused
+    # before anything is printed; "resuming" counts only the games this run keeps
+    import_plugins(args.plugin)
+    for spec in specs:
+        make_agent(spec, rules)
+    pairs = [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 :]]
     bar = ProgressBar()
     already = 0
     if out is not None:
-        _, previous = load_games(out)
+        previous = resumable_games(out, rules, pairs, args.games, args.seed, args.max_plies)
         for game in previous:
-            pts = bar.scores.setdefault(game.pair, [0.0, 0.0])
-            pts[0] += game.score_a()
-            pts[1] += 1.0 - game.score_a()
+            bar.add(game)
         already = len(previous)
         if already:
             print(f"resuming: {already} games already in {out}", file=sys.stderr)
-    bar.start(games_total, already=min(already, games_total))
+    bar.start(len(pairs) * args.games, already=already)
     return bar
 
 
 def _cmd_match(args: argparse.Namespace) -> int:
     rules = jc.rules_by_name(args.rules)
-    bar = _progress_for(args.out, args.games)
+    bar = _progress_for(args, rules, [args.a, args.b], args.out)
     # a match is the round robin of two: the same games, seeds and files as play_match
     result = round_robin(
         rules,
@@ -151,8 +159,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     specs = [s for group in args.agents for s in split_agent_specs(group)]
     out = Path(args.out) if args.out else None
     games_file = str(out / "games.jsonl") if out else None
-    pairs = len(specs) * (len(specs) - 1) // 2
-    bar = _progress_for(games_file, pairs * args.games)
+    bar = _progress_for(args, rules, specs, games_file)
     result = round_robin(
         rules,
         specs,
@@ -213,9 +220,13 @@ def _cmd_replay(
 
 def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
-    p.add_argument("--seed", type=int, default=0, help="seed of the whole run")
-    p.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    p.add_argument("--max-plies", type=int, default=None, help="stop longer games unfinished")
+    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, help="seed of the whole run")
+    p.add_argument(
+        "--workers", type=int_in(1, 4096), default=None, help="processes (default: all cores)"
+    )
+    p.add_argument(
+        "--max-plies", type=int_in(1, 2**31 - 1), default=None, help="stop longer games unfinished"
+    )
     p.add_argument("--backend", default="process", choices=("process", "ray"))
     p.add_argument(
         "--plugin",
@@ -234,12 +245,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = sub.add_parser("demo", help="play and print one random game")
     demo.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
-    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0)
     demo.set_defaults(func=_cmd_demo)
 
     perft = sub.add_parser("perft", help="count action sequences (move-generator test)")
     perft.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
-    perft.add_argument("--depth", type=int, default=3)
+    perft.add_argument("--depth", type=int_in(0, 64), default=3)
     perft.add_argument("--fen", default=None, help="start from this position string")
     perft.add_argument("--all", action="store_true", help="print every depth up to --depth")
     perft.set_defaults(func=_cmd_perft)
@@ -255,7 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
     match = sub.add_parser("match", help="play agent A against agent B")
     match.add_argument("a", help="agent spec, e.g. minimax:depth=3")
     match.add_argument("b", help="agent spec, e.g. greedy")
-    match.add_argument("--games", type=int, default=200, help="games (half with A first)")
+    match.add_argument(
+        "--games", type=int_in(1, 2**31 - 1), default=200, help="games (half with A first)"
+    )
     match.add_argument("--out", default=None, help="JSON Lines games file (resumes)")
     _add_run_options(match)
     match.set_defaults(func=_cmd_match)
@@ -264,7 +277,7 @@ def build_parser() -> argparse.ArgumentParser:
     tour.add_argument(
         "--agents", action="append", required=True, help="comma-separated agent specs (repeatable)"
     )
-    tour.add_argument("--games", type=int, default=200, help="games per pair")
+    tour.add_argument("--games", type=int_in(1, 2**31 - 1), default=200, help="games per pair")
     tour.add_argument(
         "--out",
         default=None,
@@ -278,13 +291,17 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--opponent", default="minimax:depth=3", help="agent spec")
     play.add_argument("--side", type=int, default=0, choices=(0, 1), help="0 moves first")
     play.add_argument("--clock", default=None, help="MIN+INC, e.g. 5+3")
-    play.add_argument("--seed", type=int, default=0, help="seed of the chance outcomes")
+    play.add_argument(
+        "--seed", type=int_in(0, 2**63 - 1), default=0, help="seed of the chance outcomes"
+    )
     play.add_argument("--hint", default="minimax:depth=2", help="agent spec giving hints")
     play.set_defaults(func=_cmd_play)
 
     rep = sub.add_parser("replay", help="step through a saved game")
     rep.add_argument("file", help="a saved game (JSON) or a games file (JSON Lines)")
-    rep.add_argument("--game", type=int, default=0, help="which game of a games file (0-based)")
+    rep.add_argument(
+        "--game", type=int_in(0, 2**31 - 1), default=0, help="which game of a games file (0-based)"
+    )
     rep.add_argument("--all", action="store_true", help="print every ply without stopping")
     rep.add_argument(
         "--interactive",

@@ -9,13 +9,23 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import attrs
 import numpy as np
 
 import jungle_core as jc
 from jungle_agents import Agent, make_agent
-from jungle_agents.arena import GameRecord, load_games, load_record, moves_text, replay, save_record
+from jungle_agents.arena import (
+    GameRecord,
+    RecordError,
+    decode_json,
+    load_games,
+    load_record,
+    moves_text,
+    replay,
+    save_record,
+)
 
 __all__ = ["Clock", "PlaySession", "load_any_record", "parse_clock", "replay_session"]
 
@@ -64,15 +74,19 @@ class Clock:
 
 def parse_clock(text: str) -> Clock:
     """``MIN+INC`` (minutes, increment in seconds) as a :class:`Clock`; ``MIN`` alone is
-    ``MIN+0``. Raises ``ValueError`` with the expected form.
+    ``MIN+0``. Raises :class:`jungle_core.JungleError` with the expected form.
 
     >>> parse_clock("1.5").remaining
     [90.0, 90.0]
     """
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(?:\+\s*(\d+(?:\.\d+)?))?\s*", text)
+    # at most 6 digits before the point: a clock of a million minutes is already absurd,
+    # and longer numbers would overflow to an infinite clock
+    number = r"(\d{1,6}(?:\.\d{1,6})?)"
+    m = re.fullmatch(rf"\s*{number}\s*(?:\+\s*{number})?\s*", text, flags=re.ASCII)
     if m is None or float(m.group(1)) <= 0:
-        raise ValueError(
-            f"--clock {text!r} is not MIN+INC (minutes per player, then seconds added per "
+        shown = text if len(text) <= 30 else f"{text[:30]}..."
+        raise jc.JungleError(
+            f"--clock {shown!r} is not MIN+INC (minutes per player, then seconds added per "
             f"move), e.g. 5+3"
         )
     minutes = float(m.group(1))
@@ -100,7 +114,7 @@ class PlaySession:
         clock_fn: Callable[[], float] = time.monotonic,
     ) -> None:
         if side not in (0, 1):
-            raise ValueError(f"--side must be 0 (move first) or 1, not {side}")
+            raise jc.JungleError(f"--side must be 0 (move first) or 1, not {side}")
         self.rules = rules
         self.opponent_spec = opponent
         self.opponent: Agent = make_agent(opponent, rules)
@@ -301,13 +315,15 @@ class PlaySession:
         try:
             record = load_any_record(path)
             states = replay(record)
-        except (OSError, ValueError) as error:
+            opponent = make_agent(self.opponent_spec, record.rules)
+            hint_agent = make_agent(self.hint_agent.name, record.rules)
+        except (OSError, jc.JungleError) as error:
             self.out(f"cannot load {path}: {error}")
             return
         self.rules = record.rules
         self.seed = record.seed
-        self.opponent = make_agent(self.opponent_spec, self.rules)
-        self.hint_agent = make_agent(self.hint_agent.name, self.rules)
+        self.opponent = opponent
+        self.hint_agent = hint_agent
         self.actions = list(record.actions)
         self.outcomes = list(record.outcomes)
         self.times = list(record.times)
@@ -318,18 +334,22 @@ class PlaySession:
 
 def load_any_record(path: str, game: int = 0) -> GameRecord:
     """A record from a JSON record file, or game ``game`` (0-based, file order) of a JSON
-    Lines games file."""
+    Lines games file. A file that is one JSON value (not a games file's header or entry)
+    is read as a record, so its error is the record's own."""
+    data = Path(path).read_bytes()
     try:
+        value = decode_json(data, path)
+    except RecordError:
+        value = None  # not one JSON value: JSON Lines, or not JSON at all
+    games_line = type(value) is dict and (value.get("type") == "header" or "pair" in value)
+    if (value is not None and not games_line) or (value is None and b"\n" not in data.strip()):
         return load_record(path)
-    except ValueError as error:
-        _, games = load_games(path)
-        if not games:
-            raise
-        if not 0 <= game < len(games):
-            raise ValueError(
-                f"{path} holds {len(games)} games; --game must be 0..{len(games) - 1}"
-            ) from error
-        return games[game].record
+    _, games = load_games(path)
+    if not games:
+        raise RecordError(f"{path} holds no game")
+    if not 0 <= game < len(games):
+        raise RecordError(f"{path} holds {len(games)} games; --game must be 0..{len(games) - 1}")
+    return games[game].record
 
 
 def replay_session(
@@ -380,10 +400,11 @@ def replay_session(
                 continue
             ply -= 1
         elif word == "g":
-            if not rest.strip().isdigit() or int(rest) > len(states) - 1:
+            number = rest.strip()
+            if not (number.isascii() and number.isdigit() and int(number) < len(states)):
                 output(f"g needs a ply number 0..{len(states) - 1}")
                 continue
-            ply = int(rest)
+            ply = int(number)
         elif word == "e":
             ply = len(states) - 1
         elif word == "q":

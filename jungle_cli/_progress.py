@@ -28,7 +28,8 @@ def format_seconds(seconds: float) -> str:
 
 
 class ProgressBar:
-    """Games done, the running score of the latest game's pair, and the time left.
+    """Games done, the latest game's pair with A's wins-draws-losses so far (the form of
+    the results table's "W-D-L (A)"), and the time left.
 
     On a terminal the line is redrawn in place; otherwise a line is printed at most every
     ``every`` seconds (and at the end), so logs stay short.
@@ -42,7 +43,7 @@ class ProgressBar:
     >>> rec = GameRecord(DARK, ("a", "b"), 0, (), (), (), 0, "elimination")
     >>> bar(1, 4, GameResult(("a", "b"), 0, rec))
     >>> print(out.getvalue().strip())
-    [#####...............]  1/4 games  a 1-0 b  ETA 30s
+    [#####...............]  1/4 games  a vs b W-D-L 1-0-0  ETA 30s
     """
 
     def __init__(
@@ -59,7 +60,7 @@ class ProgressBar:
         self.tty = self.stream.isatty() if tty is None else tty
         self.every = every
         self.width = width
-        self.scores: dict[tuple[str, str], list[float]] = {}
+        self.results: dict[tuple[str, str], list[int]] = {}
         self._start = 0.0
         self._already = 0
         self._last_print = -1e18
@@ -71,19 +72,23 @@ class ProgressBar:
         self._already = already
         self.total = total
 
+    def add(self, game: GameResult) -> list[int]:
+        """Count a game in its pair's W-D-L (of A); returns that pair's counts."""
+        wdl = self.results.setdefault(game.pair, [0, 0, 0])
+        a_score = game.score_a()
+        wdl[0 if a_score == 1.0 else 1 if a_score == 0.5 else 2] += 1
+        return wdl
+
     def __call__(self, done: int, total: int, game: GameResult) -> None:
         """The arena's progress callback."""
-        pts = self.scores.setdefault(game.pair, [0.0, 0.0])
-        a_score = game.score_a()
-        pts[0] += a_score
-        pts[1] += 1.0 - a_score
+        wdl = self.add(game)
         now = self.clock()
         played = done - self._already
         elapsed = now - self._start
         eta = elapsed / played * (total - done) if played > 0 else float("nan")
         filled = int(self.width * done / total) if total else self.width
         a, b = game.pair
-        score = f"{a} {pts[0]:g}-{pts[1]:g} {b}"
+        score = f"{a} vs {b} W-D-L {wdl[0]}-{wdl[1]}-{wdl[2]}"
         eta_text = "-" if math.isnan(eta) else format_seconds(eta)
         width = len(str(total))
         line = (

@@ -117,7 +117,11 @@ def rules_by_name(name: str) -> Rules:
     True
     """
     presets = {"dark": DARK, "dark_strict": DARK_STRICT, "classic": CLASSIC}
+    if not isinstance(name, str):
+        raise TypeError(f"a rule set name is a str, not {type(name).__name__}")
     try:
         return presets[name.strip().lower().replace("-", "_")]
     except KeyError:
-        raise ValueError(f"unknown rule set {name!r}; choose one of {sorted(presets)}") from None
+        raise JungleError(
+            f"unknown rule set {name!r}; choose one of {sorted(presets)}"
+        ) from None

@@ -45,3 +45,17 @@ class IllegalActionError(JungleError):
 
 class GameOverError(JungleError):
     """An action was asked of a game that has already finished."""
+
+
+def int_text(value: int) -> str:
+    """An int for an error message: its digits, or its size when it has too many.
+
+    ``str()`` of an int of more than 4,300 digits raises ``ValueError`` (Python's limit on
+    integer-string conversion), so a message must never format such a number whole.
+
+    >>> int_text(42), int_text(10**50)
+    ('42', 'a number of about 51 digits')
+    """
+    if -(10**20) < value < 10**20:
+        return str(value)
+    return f"a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits"

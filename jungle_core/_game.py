@@ -7,12 +7,13 @@ hot path (``legal_actions``, ``step``, ``outcome``) reads the precomputed tables
 
 from __future__ import annotations
 
+import reprlib
 from itertools import compress
 
 import numpy as np
 import numpy.typing as npt
 
-from jungle_core._errors import GameOverError, IllegalActionError
+from jungle_core._errors import GameOverError, IllegalActionError, JungleError, int_text
 from jungle_core._rules import DARK, Rules
 from jungle_core._state import EMPTY, HIDDEN, Outcome, Reason, State
 from jungle_core._tables import BattleResult, tables
@@ -67,6 +68,30 @@ def _position_key(board: tuple[int, ...], to_move: int) -> int:
     return hash((board, to_move))
 
 
+def _as_int(value: object, what: str) -> int:
+    """``value`` as a plain int (numpy integers too); anything else is a ``TypeError``.
+
+    Called only when ``type(value) is not int``, so the hot path pays one type test.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(
+            f"{what} must be an int, not {type(value).__name__} {reprlib.repr(value)}"
+        )
+    return int(value)
+
+
+def _action_in_space(state: State, action: object) -> int:
+    """``action`` as an int of the rule set's action space, else ``TypeError`` /
+    :class:`IllegalActionError` naming it."""
+    a = action if type(action) is int else _as_int(action, "an action")
+    n = state.rules.num_actions
+    if not 0 <= a < n:
+        raise IllegalActionError(
+            f"action {int_text(a)} is outside the action space 0..{n - 1} of {state.rules.name}"
+        )
+    return a
+
+
 # --------------------------------------------------------------------------- set-up
 
 
@@ -85,6 +110,13 @@ def new_game(rules: Rules = DARK, *, seed: int | None = None) -> State:
     >>> new_game(CLASSIC).board[0]   # a1: player 0's Tiger
     6
     """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules value, not {type(rules).__name__}")
+    if seed is not None:
+        if type(seed) is not int:
+            seed = _as_int(seed, "seed")
+        if seed < 0:
+            raise JungleError(f"seed must be None or an int >= 0, not {int_text(seed)}")
     n = rules.rows * rules.cols
     board = [EMPTY] * n
     mask = 0xFFFF
@@ -312,10 +344,12 @@ def _chance_mask(state: State, action: int) -> int:
 def is_chance_action(state: State, action: int) -> bool:
     """True when a legal ``action`` turns a piece face up (a chance event).
 
+    An action outside the action space raises :class:`IllegalActionError`.
+
     >>> is_chance_action(new_game(), 0)
     True
     """
-    return _chance_mask(state, action) != 0
+    return _chance_mask(state, _action_in_space(state, action)) != 0
 
 
 def chance_outcomes(state: State, action: int) -> tuple[tuple[int, float], ...]:
@@ -328,6 +362,8 @@ def chance_outcomes(state: State, action: int) -> tuple[tuple[int, float], ...]:
     >>> chance_outcomes(new_game(), 0)[:2]
     ((0, 0.0625), (1, 0.0625))
     """
+    if type(action) is not int:
+        action = _as_int(action, "an action")
     _check(state, action)
     outcomes = _mask_outcomes(_chance_mask(state, action))
     if not outcomes:
@@ -427,6 +463,8 @@ def transitions(state: State, action: int) -> tuple[tuple[float, State], ...]:
     >>> len(ts), ts[0][0]
     (16, 0.0625)
     """
+    if type(action) is not int:
+        action = _as_int(action, "an action")
     _check_not_over(state, action)
     _check(state, action)
     outcomes = _mask_outcomes(_chance_mask(state, action))
@@ -446,12 +484,17 @@ def step_outcome(state: State, action: int, outcome_index: int) -> State:
     >>> s.board[0], s.to_move
     (16, 1)
     """
+    if type(action) is not int:
+        action = _as_int(action, "an action")
+    if type(outcome_index) is not int:
+        outcome_index = _as_int(outcome_index, "an outcome index")
     _check_not_over(state, action)
     _check(state, action)
     possible = _mask_outcomes(_chance_mask(state, action)) or (-1,)
     if outcome_index not in possible:
         raise IllegalActionError(
-            f"outcome {outcome_index} is not possible for action {action}; possible: {possible}"
+            f"outcome {int_text(outcome_index)} is not possible for action {action}; "
+            f"possible: {possible}"
         )
     return _apply(state, action, outcome_index)
 
@@ -467,6 +510,8 @@ def step(state: State, action: int, rng: np.random.Generator) -> State:
     >>> s.ply, s.board[0] != 17
     (1, True)
     """
+    if type(action) is not int:
+        action = _as_int(action, "an action")
     _check_not_over(state, action)
     cached = _last_legal
     if cached[0] is not state or action not in cached[1]:
@@ -533,6 +578,9 @@ def _outcome(state: State) -> Outcome | None:
 def returns(state: State) -> tuple[float, float]:
     """The players' returns: (+1, -1), (-1, +1), (0, 0) for a draw or an unfinished game.
 
+    An unfinished game counts as a draw here and in :func:`score` (as the arena counts a
+    game stopped at its ply limit); test :func:`outcome` to tell them apart.
+
     >>> returns(new_game())
     (0.0, 0.0)
     """
@@ -543,21 +591,22 @@ def returns(state: State) -> tuple[float, float]:
 
 
 def score(state: State, player: int) -> float:
-    """The score of a finished game for ``player``: 1 a win, 0.5 a draw, 0 a loss.
+    """``player``'s score: 1 a win, 0.5 a draw, 0 a loss; ``(returns(state)[player] + 1) / 2``.
 
-    Results are reported as the mean score over games (SPEC §2). Raises
-    :class:`ValueError` while the game goes on.
+    Results are reported as the mean score over games (SPEC §2). An unfinished game
+    scores 0.5, as :func:`returns` gives it (0, 0). ``player`` must be 0 or 1.
 
     >>> from jungle_core import from_fen
     >>> score(from_fen("8/8/8/8/8/8/E7 1 0 9 - -"), 0)
     1.0
+    >>> score(new_game(), 1)
+    0.5
     """
-    result = outcome(state)
-    if result is None:
-        raise ValueError("score() needs a finished game; this one goes on")
-    if result.winner is None:
-        return 0.5
-    return 1.0 if result.winner == player else 0.0
+    if type(player) is not int:
+        player = _as_int(player, "player")
+    if player not in (0, 1):
+        raise JungleError(f"player must be 0 or 1, not {int_text(player)}")
+    return (returns(state)[player] + 1.0) / 2.0
 
 
 # ------------------------------------------------------------------------ perft
@@ -571,8 +620,10 @@ def perft(state: State, depth: int) -> int:
     >>> perft(new_game(), 1)   # 16 reveals, 16 possible pieces each
     256
     """
+    if type(depth) is not int:
+        depth = _as_int(depth, "perft depth")
     if depth < 0:
-        raise ValueError(f"depth must be >= 0, not {depth}")
+        raise JungleError(f"perft depth must be >= 0, not {int_text(depth)}")
     return _perft(state, depth)
 
 

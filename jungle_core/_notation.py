@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-from jungle_core._errors import IllegalActionError, InvalidPositionError, NotationError
+import numpy as np
+
+from jungle_core._errors import IllegalActionError, InvalidPositionError, NotationError, int_text
 from jungle_core._rules import DARK, Rules
 from jungle_core._state import HIDDEN, RANK_LETTERS, RANK_NAMES, State
 from jungle_core._tables import tables
@@ -39,9 +41,15 @@ def parse_square(rules: Rules, text: str) -> int:
     >>> parse_square(DARK, "h1"), parse_square(DARK, "a7")
     (7, 48)
     """
-    m = re.fullmatch(r"([a-z])([1-9][0-9]*)", text.strip().lower())
+    if not isinstance(text, str):
+        raise TypeError(f"a square name is a str, not {type(text).__name__}")
+    # at most 9 digits: longer ranks are off every board, and int() of thousands of digits
+    # would hit Python's digit limit
+    m = re.fullmatch(r"([a-z])([1-9][0-9]{0,8})", text.strip().lower())
     if m is None:
-        raise NotationError(f"{text!r} is not a square name (a file letter then a rank)")
+        raise NotationError(
+            f"{_clip(text)!r} is not a square name (a file letter then a rank)"
+        )
     col, row = ord(m.group(1)) - 97, int(m.group(2)) - 1
     if not (0 <= col < rules.cols and 0 <= row < rules.rows):
         raise NotationError(
@@ -113,10 +121,22 @@ def to_fen(state: State) -> str:
 
 _LETTER_RANK = {letter: rank for rank, letter in enumerate(RANK_LETTERS) if rank}
 
+_MAX_DIGITS = 9
+"""Counts in a position string have at most 9 digits: they fit the JAX core's int32
+fields, and ``int()`` never meets Python's limit on the digits of a long number."""
+
+
+def _clip(text: str, limit: int = 120) -> str:
+    """``text`` cut for an error message (a hostile string may be megabytes long)."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
 
 def _parse_int(text: str, what: str, fen: str) -> int:
-    if re.fullmatch(r"[0-9]+", text) is None:
-        raise NotationError(f"{what} must be a non-negative integer, not {text!r}, in {fen!r}")
+    if not (0 < len(text) <= _MAX_DIGITS and text.isascii() and text.isdigit()):
+        raise NotationError(
+            f"{what} must be a non-negative integer of at most {_MAX_DIGITS} digits, "
+            f"not {_clip(text)!r}, in {_clip(fen)!r}"
+        )
     return int(text)
 
 
@@ -129,7 +149,7 @@ def _parse_face_down(text: str, owner: int, fen: str) -> int:
         if rank is None:
             raise NotationError(
                 f"{ch!r} is not a rank letter in player {owner}'s face-down field "
-                f"{text!r} of {fen!r} (use E L T P W D C R, or '-')"
+                f"{_clip(text)!r} of {fen!r} (use E L T P W D C R, or '-')"
             )
         bit = 1 << (owner * 8 + rank - 1)
         if mask & bit:
@@ -155,8 +175,12 @@ def from_fen(text: str, rules: Rules = DARK) -> State:
     ...
     jungle_core._errors.NotationError: the board has 3 rows, DARK needs 7, in '8/8/8 0 0 0 - -'
     """
-    fen = text.strip()
-    fields = fen.split()
+    if not isinstance(text, str):
+        raise TypeError(f"a position string is a str, not {type(text).__name__}")
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules value, not {type(rules).__name__}")
+    fen = _clip(text.strip(), 400)
+    fields = text.split()
     dark = rules.variant == "dark"
     want = 6 if dark else 4
     if len(fields) != want:
@@ -182,7 +206,7 @@ def from_fen(text: str, rules: Rules = DARK) -> State:
                 continue
             if col >= rules.cols:
                 raise NotationError(
-                    f"rank {row + 1} ({row_text!r}) describes more than {rules.cols} "
+                    f"rank {row + 1} ({_clip(row_text)!r}) describes more than {rules.cols} "
                     f"squares in {fen!r}"
                 )
             if ch == "?":
@@ -200,11 +224,13 @@ def from_fen(text: str, rules: Rules = DARK) -> State:
             col += 1
         if col != rules.cols:
             raise NotationError(
-                f"rank {row + 1} ({row_text!r}) describes {col} squares, not {rules.cols}, "
+                f"rank {row + 1} ({_clip(row_text)!r}) describes {col} squares, not {rules.cols}, "
                 f"in {fen!r}"
             )
     if fields[1] not in ("0", "1"):
-        raise NotationError(f"the side to move must be 0 or 1, not {fields[1]!r}, in {fen!r}")
+        raise NotationError(
+            f"the side to move must be 0 or 1, not {_clip(fields[1])!r}, in {fen!r}"
+        )
     to_move = int(fields[1])
     since = _parse_int(fields[2], "plies since a removal", fen)
     ply = _parse_int(fields[3], "the ply", fen)
@@ -331,9 +357,13 @@ def action_to_str(state: State, action: int) -> str:
     """
     rules = state.rules
     n = rules.num_squares
+    if type(action) is not int:
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise TypeError(f"an action is an int, not {type(action).__name__}")
+        action = int(action)
     if not 0 <= action < 5 * n:
         raise IllegalActionError(
-            f"action {action} is outside the action space 0..{5 * n - 1} of {rules.name}"
+            f"action {int_text(action)} is outside the action space 0..{5 * n - 1} of {rules.name}"
         )
     if action < n:
         return "?" + square_name(rules, action)
@@ -352,7 +382,7 @@ def describe_action(state: State, action: int) -> str:
     try:
         return f"{action_to_str(state, action)} (action {action})"
     except IllegalActionError:
-        return f"action {action}"
+        return f"action {int_text(action)}"
 
 
 def parse_action(state: State, text: str) -> int:
@@ -371,12 +401,16 @@ def parse_action(state: State, text: str) -> int:
     """
     from jungle_core._game import _is_legal
 
+    if not isinstance(text, str):
+        raise TypeError(f"an action string is a str, not {type(text).__name__}")
     rules = state.rules
-    raw = text.strip()
-    m = re.fullmatch(r"\?([a-zA-Z][0-9]+)|([a-zA-Z][0-9]+)\s*[-xX:]\s*([a-zA-Z][0-9]+)", raw)
+    raw = _clip(text.strip())
+    m = re.fullmatch(
+        r"\?([a-zA-Z][0-9]+)|([a-zA-Z][0-9]+)\s*[-xX:]\s*([a-zA-Z][0-9]+)", text.strip()
+    )
     if m is None:
         raise NotationError(
-            f"{text!r} is not an action: write a reveal as '?c1' and a move as 'c1-c2' or 'c1xc2'"
+            f"{raw!r} is not an action: write a reveal as '?c1' and a move as 'c1-c2' or 'c1xc2'"
         )
     if m.group(1) is not None:
         action = parse_square(rules, m.group(1))
@@ -384,7 +418,7 @@ def parse_action(state: State, text: str) -> int:
         src, dst = parse_square(rules, m.group(2)), parse_square(rules, m.group(3))
         (r0, c0), (r1, c1) = divmod(src, rules.cols), divmod(dst, rules.cols)
         if (r0 == r1) == (c0 == c1):
-            raise NotationError(f"{text!r} does not move along a row or a column")
+            raise NotationError(f"{raw!r} does not move along a row or a column")
         d = (0 if r1 < r0 else 1) if c0 == c1 else (2 if c1 < c0 else 3)
         action = rules.num_squares + 4 * src + d
         if _destination(state, action) != dst:

@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 import attrs
 
+from jungle_core._errors import JungleError
+
 __all__ = ["CLASSIC", "DARK", "DARK_STRICT", "Rules"]
 
 Variant = Literal["dark", "classic"]
@@ -34,13 +36,29 @@ _CHOICES: dict[str, tuple[object, ...]] = {
 
 def _one_of(instance: object, attribute: attrs.Attribute[Any], value: object) -> None:
     allowed = _CHOICES[attribute.name]
-    if value not in allowed:
-        raise ValueError(f"Rules.{attribute.name} must be one of {allowed!r}, not {value!r}")
+    if type(value) is not str or value not in allowed:
+        raise JungleError(f"Rules.{attribute.name} must be one of {allowed!r}, not {value!r}")
+
+
+# Counts are stored in the JAX core's int32 fields, so they stay below 2**31.
+_INT_LIMIT = 2**31
 
 
 def _non_negative(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if not isinstance(value, int) or value < 0:
-        raise ValueError(f"Rules.{attribute.name} must be an int >= 0, not {value!r}")
+    if type(value) is not int or not 0 <= value < _INT_LIMIT:
+        raise JungleError(
+            f"Rules.{attribute.name} must be an int in 0..{_INT_LIMIT - 1}, not {value!r}"
+        )
+
+
+def _flag(instance: object, attribute: attrs.Attribute[bool], value: bool) -> None:
+    if type(value) is not bool:
+        raise JungleError(f"Rules.{attribute.name} must be True or False, not {value!r}")
+
+
+def _label(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
+    if type(value) is not str or not value.strip() or len(value) > 200:
+        raise JungleError(f"Rules.{attribute.name} must be a short non-empty text, not {value!r}")
 
 
 @attrs.frozen(cache_hash=True)
@@ -75,12 +93,12 @@ class Rules:
       position stand for the third time is illegal (CLASSIC).
     """
 
-    name: str = "DARK"
+    name: str = attrs.field(default="DARK", validator=_label)
     variant: Variant = attrs.field(default="dark", validator=_one_of)
     rows: int = attrs.field(default=7, validator=_non_negative)
     cols: int = attrs.field(default=8, validator=_non_negative)
     reveal: Reveal = attrs.field(default="any", validator=_one_of)
-    attack_face_down: bool = True
+    attack_face_down: bool = attrs.field(default=True, validator=_flag)
     weaker_attack: WeakerAttack = attrs.field(default="attacker_removed", validator=_one_of)
     equal_rank: EqualRank = attrs.field(default="both_removed", validator=_one_of)
     setup: Setup = attrs.field(default="mixed_rows", validator=_one_of)
@@ -92,24 +110,24 @@ class Rules:
     def __attrs_post_init__(self) -> None:
         if self.variant == "classic":
             if (self.rows, self.cols) != (9, 7) or self.setup != "classic":
-                raise ValueError("CLASSIC rules need a 9x7 board and setup='classic'")
+                raise JungleError("CLASSIC rules need a 9x7 board and setup='classic'")
             if (self.equal_rank, self.weaker_attack) != ("attacker_wins", "forbidden"):
-                raise ValueError(
+                raise JungleError(
                     "CLASSIC captures are fixed by SPEC §3 (equal ranks take each other, a "
                     "weaker piece cannot attack): keep equal_rank='attacker_wins' and "
                     "weaker_attack='forbidden'"
                 )
         else:
             if (self.rows, self.cols) != (7, 8):
-                raise ValueError(f"DARK rules need a 7x8 board, not {self.rows}x{self.cols}")
+                raise JungleError(f"DARK rules need a 7x8 board, not {self.rows}x{self.cols}")
             if self.setup == "classic":
-                raise ValueError("setup='classic' belongs to variant='classic'")
+                raise JungleError("setup='classic' belongs to variant='classic'")
             if self.reveal == "own" and self.setup != "home_rows":
-                raise ValueError(
+                raise JungleError(
                     "reveal='own' needs owners known from the start (setup='home_rows')"
                 )
             if self.repetition != "none":
-                raise ValueError("repetition is a CLASSIC option")
+                raise JungleError("repetition is a CLASSIC option")
 
     @property
     def num_squares(self) -> int:

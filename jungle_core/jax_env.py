@@ -68,6 +68,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jungle_core._errors import JungleError
 from jungle_core._jax_rules import Kernel
 from jungle_core._jax_tables import jax_tables
 from jungle_core._rules import Rules
@@ -198,7 +199,7 @@ class JaxEnv:
 
     def __init__(self, rules: Rules) -> None:
         if rules.repetition != "none":
-            raise ValueError(
+            raise JungleError(
                 f"the JAX core does not support repetition={rules.repetition!r} (rules "
                 f"{rules.name}): the ban needs the keys of every position since the last "
                 "capture, an unbounded sequence with no fixed-shape form; use "
@@ -437,7 +438,7 @@ class JaxEnv:
         True
         """
         if state.rules != self.rules:
-            raise ValueError(
+            raise JungleError(
                 f"from_state: the state's rules {state.rules.name} ({state.rules!r}) are "
                 f"not this environment's {self.rules.name} ({self.rules!r})"
             )
@@ -460,7 +461,7 @@ class JaxEnv:
         """
         board = np.asarray(state.board)
         if board.shape != (self.num_squares,):
-            raise ValueError(
+            raise JungleError(
                 f"to_state needs one unbatched game (board int8[{self.num_squares}]), "
                 f"not a board of shape {board.shape}"
             )
@@ -484,8 +485,8 @@ def make(rules: Rules | None = None) -> JaxEnv:
     """The JAX environment of a rule set (default DARK); one shared object per rule set,
     so jitted functions built from it are compiled once.
 
-    Raises ``ValueError`` for CLASSIC with ``repetition="ban_third"`` (see the module
-    docstring).
+    Raises :class:`jungle_core.JungleError` (a ``ValueError``) for CLASSIC with
+    ``repetition="ban_third"`` (see the module docstring).
 
     >>> from jungle_core import DARK, DARK_STRICT
     >>> make() is make(DARK), make(DARK_STRICT).rules.name

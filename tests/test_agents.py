@@ -206,7 +206,7 @@ def test_registry_builds_every_builtin_kind() -> None:
         ("minimax:tt=maybe", "minimax:tt='maybe' is not a valid bool (write 0 or 1)"),
         ("minimax:depth", "'depth' in agent spec 'minimax:depth' is not key=value"),
         ("minimax:depth=2,depth=3", "parameter 'depth' is given twice"),
-        ("minimax:depth=0", "depth must be >= 1"),
+        ("minimax:depth=0", "depth must be 1..64"),
         ("minimax:tiebreak=best", "must be one of ['approach', 'random']"),
         (":depth=2", "has no agent name"),
     ],

@@ -15,6 +15,7 @@ from jungle_agents import make_agent
 from jungle_agents.arena import (
     GameRecord,
     GameResult,
+    RecordError,
     fit_elo,
     format_report,
     game_seed,
@@ -61,6 +62,9 @@ def test_records_save_and_load_as_json(tmp_path: Path) -> None:
         max_plies=30,
     )
     path = tmp_path / "sub" / "game.json"
+    with pytest.raises(FileNotFoundError, match="no folder"):
+        save_record(record, path)  # a mistyped folder is not created
+    path.parent.mkdir()
     save_record(record, path)
     assert sorted(p.name for p in path.parent.iterdir()) == ["game.json"]  # no temp left
     loaded = load_record(path)
@@ -73,11 +77,11 @@ def test_records_save_and_load_as_json(tmp_path: Path) -> None:
 def test_bad_records_are_rejected(tmp_path: Path) -> None:
     record = play_game(DARK, make_agent("random", DARK), make_agent("random", DARK), 1)
     data = record.to_json()
-    with pytest.raises(ValueError, match="not a jungle-game/1 game record"):
+    with pytest.raises(RecordError, match="format must be 'jungle-game/1', not 'other'"):
         GameRecord.from_json({**data, "format": "other"})
     with pytest.raises(ValueError, match="differ in length"):
         GameRecord.from_json({**data, "times": data["times"][:-1]})
-    with pytest.raises(ValueError, match="malformed game record"):
+    with pytest.raises(RecordError, match="game record lacks seed"):
         GameRecord.from_json({k: v for k, v in data.items() if k != "seed"})
     bad = GameRecord.from_json({**data, "outcomes": [15, *data["outcomes"][1:]]})
     with pytest.raises(ValueError, match="does not replay at ply 1"):

@@ -218,6 +218,7 @@ def test_progress_bar_redraws_in_place_on_a_terminal() -> None:
     bar(1, 2, GameResult(("a", "b"), 0, rec))
     bar(2, 2, GameResult(("a", "b"), 1, rec))
     text = stream.getvalue()
-    assert text.startswith("\r[##########..........] 1/2 games  a 0.5-0.5 b  ETA 1s")
-    # the shorter second line pads over the first, then the bar ends its line
-    assert text.endswith("\r[####################] 2/2 games  a 1-1 b  ETA 0s    \n")
+    # A's wins-draws-losses, the form of the results table's "W-D-L (A)"
+    assert text.startswith("\r[##########..........] 1/2 games  a vs b W-D-L 0-1-0  ETA 1s")
+    # the line is redrawn in place, then the bar ends its line
+    assert text.endswith("\r[####################] 2/2 games  a vs b W-D-L 0-2-0  ETA 0s\n")
