@@ -52,7 +52,7 @@ TINY = dqn.Config(
 
 
 # without Greedy opponents the program is much smaller, so it compiles much faster
-LIGHT = dataclasses.replace(TINY, opponents="random=3,self=1")
+LIGHT = dataclasses.replace(TINY, opponents="random=3,self=1", dropout=0.2)
 
 
 @pytest.fixture(scope="module")
