@@ -26,8 +26,6 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
-
 from jungle_agents import Agent, make_agent
 from jungle_agents.arena import game_seed, play_game
 from jungle_core import DARK, Rules
@@ -147,6 +145,11 @@ def run_training(
     run_path = folder / RUN_FILE
     if steps < 1:
         raise ValueError(f"steps must be >= 1, not {steps}")
+    if eval_games < 0 or eval_every < 0 or chunk_steps < 1:
+        raise ValueError(
+            f"eval_games and eval_every must be >= 0 and chunk_steps >= 1, not "
+            f"{eval_games}, {eval_every}, {chunk_steps}"
+        )
     if run_path.exists() and not resume:
         raise CheckpointError(
             f"{run_path}: a run is already there; pass resume (--resume) to continue it, "
@@ -183,11 +186,12 @@ def run_training(
             if done >= next_eval or done >= steps:
                 agent_path = folder / AGENT_FILE
                 trainer.save_agent(state, str(agent_path))
-                agent = trainer.agent(str(agent_path))
-                line["eval"] = {
-                    opp: evaluate(agent, opp, eval_games, seed=done)["score"]
-                    for opp in eval_opponents
-                }
+                if eval_games > 0 and eval_opponents:
+                    agent = trainer.agent(str(agent_path))
+                    line["eval"] = {
+                        opp: evaluate(agent, opp, eval_games, seed=done)["score"]
+                        for opp in eval_opponents
+                    }
                 while next_eval <= done:
                     next_eval += eval_every if eval_every > 0 else steps
             log.append(line)
@@ -202,15 +206,3 @@ def run_training(
 def _last_time(path: Path) -> float:
     lines = read_metrics(path)
     return float(lines[-1].get("time", 0.0)) if lines else 0.0
-
-
-def steps_per_second(lines: Sequence[dict[str, Any]]) -> float:
-    """Mean environment steps per second over metrics lines.
-
-    >>> steps_per_second([{"step": 0, "time": 0.0}, {"step": 100, "time": 2.0}])
-    50.0
-    """
-    if len(lines) < 2:
-        return float("nan")
-    dt = float(lines[-1]["time"]) - float(lines[0]["time"])
-    return float(np.float64(lines[-1]["step"] - lines[0]["step"]) / max(dt, 1e-9))

@@ -1,0 +1,112 @@
+"""The DQN's Q-networks (flax): ``float32[..., obs]`` → ``float32[..., 280]`` action values.
+
+- :class:`QNetwork`: SPEC §7's MLP (ReLU hidden layers, dropout in training only);
+- :class:`ConvQNetwork`: 3×3 convolutions over the 7×8 board (:class:`ShiftConv`), a
+  pooled context, coordinate planes and a per-square action head, optionally dueling.
+
+Their numpy twins, for play without JAX, are in :mod:`jungle_train._learned`
+(``network_numpy``, ``conv_numpy``); ``tests/test_dqn.py`` checks they agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["ConvQNetwork", "QNetwork", "ShiftConv", "coordinate_planes"]
+
+
+class QNetwork(nn.Module):
+    """The MLP: ``float32[..., obs]`` → ``float32[..., 280]`` action values."""
+
+    hidden: tuple[int, ...]
+    dropout: float
+    num_actions: int = 280
+
+    @nn.compact
+    def __call__(self, x: jax.Array, deterministic: bool = True) -> jax.Array:
+        for width in self.hidden:
+            x = nn.relu(nn.Dense(width)(x))
+            if self.dropout > 0:
+                x = nn.Dropout(self.dropout, deterministic=deterministic)(x)
+        out: jax.Array = nn.Dense(self.num_actions)(x)
+        return out
+
+
+class ShiftConv(nn.Module):
+    """A 3×3 'same' convolution written as nine shifted views of the zero-padded board
+    and one Dense layer: ``float32[..., 7, 8, C]`` → ``float32[..., 7, 8, features]``.
+
+    On XLA's CPU backend its backward pass is about 10× faster than ``nn.Conv``'s
+    (``../shared/notes/dqn-calibration.md``); the result is the same convolution."""
+
+    features: int
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> jax.Array:
+        rows, cols = x.shape[-3], x.shape[-2]
+        pad = jnp.pad(x, [(0, 0)] * (x.ndim - 3) + [(1, 1), (1, 1), (0, 0)])
+        views = [pad[..., r : r + rows, c : c + cols, :] for r in range(3) for c in range(3)]
+        out: jax.Array = nn.Dense(self.features)(jnp.concatenate(views, axis=-1))
+        return out
+
+
+def coordinate_planes(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
+    """``float32[rows, cols, 2]``: each square's row and column, scaled to [-1, 1].
+
+    >>> coordinate_planes()[0, 0].tolist(), coordinate_planes()[6, 7].tolist()
+    ([-1.0, -1.0], [1.0, 1.0])
+    """
+    r, c = np.meshgrid(np.linspace(-1, 1, rows), np.linspace(-1, 1, cols), indexing="ij")
+    return np.stack([r, c], axis=-1).astype(np.float32)
+
+
+class ConvQNetwork(nn.Module):
+    """Convolutions over the 7×8 board: ``float32[..., obs]`` → ``float32[..., 280]``.
+
+    The observation's 336 floats are the board's six planes; extra inputs (the clock)
+    are broadcast as planes, and two planes hold each square's row and column (scaled to
+    [-1, 1]) so that the pooled context can say *where* pieces are: without them a piece
+    cannot find an enemy beyond its receptive field, and games against a fleeing piece
+    end in the no-removal draw. ``conv_layers`` ReLU :class:`ShiftConv` layers, a global
+    context (the mean over squares through a Dense layer, added to every square), then a
+    per-square head of 5 outputs: the square's reveal (action ``sq``) and its four moves
+    (actions ``56 + 4·sq + d``), so every action reads the features of its own square.
+    With ``dueling``, the head gives advantages and a value head on the context gives
+    ``V(s)``: ``Q = V + A − mean(A)`` (Wang et al. 2016)."""
+
+    channels: int
+    conv_layers: int
+    dueling: bool = False
+    rows: int = 7
+    cols: int = 8
+
+    @nn.compact
+    def __call__(self, x: jax.Array, deterministic: bool = True) -> jax.Array:
+        squares = self.rows * self.cols
+        lead = x.shape[:-1]
+        board = x[..., : squares * 6].reshape(*lead, self.rows, self.cols, 6)
+        extra = x[..., squares * 6 :]
+        planes = jnp.broadcast_to(
+            extra[..., None, None, :], (*lead, self.rows, self.cols, extra.shape[-1])
+        )
+        coords = jnp.broadcast_to(
+            jnp.asarray(coordinate_planes(self.rows, self.cols)), (*lead, self.rows, self.cols, 2)
+        )
+        h = jnp.concatenate([board, planes, coords], axis=-1)
+        for _ in range(self.conv_layers):
+            h = nn.relu(ShiftConv(self.channels)(h))
+        context = nn.relu(nn.Dense(self.channels)(jnp.mean(h, axis=(-3, -2))))
+        h = h + context[..., None, None, :]
+        head = nn.Dense(5)(h)  # [..., rows, cols, 5]
+        reveal = head[..., 0].reshape(*lead, squares)
+        moves = head[..., 1:].reshape(*lead, squares * 4)
+        q = jnp.concatenate([reveal, moves], axis=-1)
+        if self.dueling:
+            value = nn.Dense(1)(context)  # [..., 1]
+            q = value + q - jnp.mean(q, axis=-1, keepdims=True)
+        return q
