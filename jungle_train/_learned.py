@@ -17,7 +17,14 @@ from jungle_core import Rules, State, legal_action_mask, new_game, observation
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._errors import CheckpointError
 
-__all__ = ["SHIPPED", "DQNAgent", "network_numpy", "shipped_checkpoint"]
+__all__ = [
+    "SHIPPED",
+    "DQNAgent",
+    "conv_numpy",
+    "coordinate_planes",
+    "network_numpy",
+    "shipped_checkpoint",
+]
 
 SHIPPED = Path(__file__).parent / "checkpoints"
 """The folder of the shipped checkpoints (``dqn.npz``, ``qlearn.npz``, ``approxq.npz``)."""
@@ -58,6 +65,16 @@ def network_numpy(params: dict[str, Any], x: np.ndarray[Any, Any]) -> np.ndarray
     return h
 
 
+def coordinate_planes(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
+    """``float32[rows, cols, 2]``: each square's row and column, scaled to [-1, 1].
+
+    >>> coordinate_planes()[0, 0].tolist(), coordinate_planes()[6, 7].tolist()
+    ([-1.0, -1.0], [1.0, 1.0])
+    """
+    r, c = np.meshgrid(np.linspace(-1, 1, rows), np.linspace(-1, 1, cols), indexing="ij")
+    return np.stack([r, c], axis=-1).astype(np.float32)
+
+
 def conv_numpy(
     params: dict[str, Any], x: np.ndarray[Any, Any], rows: int = 7, cols: int = 8
 ) -> np.ndarray[Any, Any]:
@@ -67,9 +84,7 @@ def conv_numpy(
     x = np.asarray(x, np.float32)
     board = x[: squares * 6].reshape(rows, cols, 6)
     extra = np.broadcast_to(x[squares * 6 :], (rows, cols, x.shape[0] - squares * 6))
-    r, c = np.meshgrid(np.linspace(-1, 1, rows), np.linspace(-1, 1, cols), indexing="ij")
-    coords = np.stack([r, c], axis=-1).astype(np.float32)
-    h = np.concatenate([board, extra, coords], axis=-1)
+    h = np.concatenate([board, extra, coordinate_planes(rows, cols)], axis=-1)
     convs = sorted(
         (n for n in params if n.startswith("ShiftConv_")), key=lambda n: int(n.rsplit("_", 1)[-1])
     )

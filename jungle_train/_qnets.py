@@ -10,14 +10,13 @@ Their numpy twins, for play without JAX, are in :mod:`jungle_train._learned`
 
 from __future__ import annotations
 
-from typing import Any
-
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-__all__ = ["ConvQNetwork", "QNetwork", "ShiftConv", "coordinate_planes"]
+from jungle_train._learned import coordinate_planes
+
+__all__ = ["ConvQNetwork", "QNetwork", "ShiftConv"]
 
 
 class QNetwork(nn.Module):
@@ -53,16 +52,6 @@ class ShiftConv(nn.Module):
         views = [pad[..., r : r + rows, c : c + cols, :] for r in range(3) for c in range(3)]
         out: jax.Array = nn.Dense(self.features)(jnp.concatenate(views, axis=-1))
         return out
-
-
-def coordinate_planes(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
-    """``float32[rows, cols, 2]``: each square's row and column, scaled to [-1, 1].
-
-    >>> coordinate_planes()[0, 0].tolist(), coordinate_planes()[6, 7].tolist()
-    ([-1.0, -1.0], [1.0, 1.0])
-    """
-    r, c = np.meshgrid(np.linspace(-1, 1, rows), np.linspace(-1, 1, cols), indexing="ij")
-    return np.stack([r, c], axis=-1).astype(np.float32)
 
 
 class ConvQNetwork(nn.Module):
