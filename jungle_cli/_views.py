@@ -146,8 +146,8 @@ def board_view(rules: jc.Rules) -> dict[str, Any]:
 def agents_view() -> list[dict[str, Any]]:
     """Every registered agent kind with its help and parameter lines (``jungle agents``).
 
-    >>> [kind["name"] for kind in agents_view()][:3]
-    ['greedy', 'minimax', 'random']
+    >>> {"greedy", "minimax", "random"} <= {kind["name"] for kind in agents_view()}
+    True
     """
     blocks: dict[str, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
@@ -171,7 +171,7 @@ def parse_record_text(text: str, index: int = 0) -> tuple[GameRecord, int]:
     >>> parse_record_text('{"format": "nope"}')
     Traceback (most recent call last):
     ...
-    jungle_cli._views.BadRequestError: not a game record: not a jungle-game/1 game record
+    jungle_cli._views.BadRequestError: not a game record: game record: a game record lacks rules, ...
     """
     entries: list[Any] = []
     try:

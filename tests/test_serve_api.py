@@ -199,7 +199,7 @@ def test_records_save_and_load_back(client: TestClient, tmp_path: Path) -> None:
     [
         ("", "not a game record"),
         ("hello", "not JSON"),
-        ('{"format": "jungle-game/1"}', "malformed"),
+        ('{"format": "jungle-game/1"}', "lacks rules"),
         ("[1, 2]", "not a game record"),
         ("[" * 100_000, "not a game record"),
     ],

@@ -259,7 +259,7 @@ def test_bad_moves_and_bad_records_are_refused_on_the_page(app: Page, tmp_path: 
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "jungle-game/1", "actions": [1]}')
     app.set_input_files("#load", str(bad))
-    expect(app.locator("#error-text")).to_contain_text("malformed game record")
+    expect(app.locator("#error-text")).to_contain_text("a game record lacks rules")
     assert game(app)["moves"] == [] and "loaded" not in game(app)["title"]
 
 
