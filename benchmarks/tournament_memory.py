@@ -7,9 +7,9 @@ games a pair on ``--workers`` processes (default: every core) into a games file,
 ``jungle tournament`` does. A sampler thread reads, every ``--every`` seconds, the
 resident set size (RSS, from ``/proc``) of the parent and of each worker; the script
 prints the peak over the first and the last tenth of the games, per process, and the
-parent's peak over the whole run (``ru_maxrss``). Steady memory means the end is not
-above the start by more than what the finished games themselves hold (the parent keeps
-every game's record for the final tables: reported as "records").
+parent's peak over the whole run (``ru_maxrss``). The run keeps no game in memory
+(``round_robin(..., keep_games=False)``, as ``jungle tournament`` runs it: the tables are
+tallied as the games finish), so steady memory means the end is no higher than the start.
 
     python benchmarks/tournament_memory.py [--games 10000] [--agents random,random2]
 """
@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     me = os.getpid()
     samples: list[tuple[int, float, dict[int, float]]] = []  # (games done, parent, workers)
     done = [0]
+    plies = [0]
     stop = threading.Event()
 
     def sample() -> None:
@@ -78,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def progress(n: int, of: int, game: GameResult) -> None:
         done[0] = n
+        plies[0] += game.record.plies
 
     start = time.perf_counter()
     sampler = threading.Thread(target=sample, daemon=True)
@@ -91,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             workers=args.workers,
             out=out,
             progress=progress,
+            keep_games=False,
         )
         size = Path(out).stat().st_size
     stop.set()
@@ -106,9 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         return parent, worker
 
     (p0, w0), (p1, w1) = peaks(first), peaks(last)
-    plies = sum(g.record.plies for g in result.games)
+    games = sum(pr.games for (a, b), pr in result.pairs.items() if a < b)  # each pair once
     print(
-        f"{len(result.games):,} games ({plies:,} plies) of {', '.join(specs)} on "
+        f"{games:,} games ({plies[0]:,} plies) of {', '.join(specs)} on "
         f"{args.workers} workers in {seconds:.0f} s; games file {size / 2**20:.1f} MiB"
     )
     print(f"peak RSS, first tenth of the games: parent {p0:.0f} MiB, largest worker {w0:.0f} MiB")
@@ -116,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"parent peak over the run (ru_maxrss): "
         f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB; "
-        f"records held for the tables: {len(result.games):,}"
+        f"games kept in memory: {len(result.games)}"
     )
     return 0
 

@@ -6,14 +6,14 @@ Connects to a running cluster when ``RAY_ADDRESS`` is set, else starts a local i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 __all__ = ["run_ray"]
 
 
 def run_ray(
-    tasks: Sequence[Any],
+    tasks: Iterable[Any],
     finished: Callable[[dict[str, Any]], None],
     workers: int | None,
     plugins: Sequence[str],

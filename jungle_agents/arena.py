@@ -11,6 +11,11 @@
   player, mean length, decision latency mean and 95th percentile) and Elo ratings fitted
   by maximum likelihood (:func:`fit_elo`); :func:`format_report`, :func:`write_csv`,
   :func:`write_markdown` and :func:`plot_heatmap` present them.
+- A match or tournament builds that summary as the games finish (:class:`Tally`: counts,
+  sums and a log-binned histogram of decision times, so the p95 is within 0.1 %), and
+  reads a games file it resumes one line at a time: its memory does not grow with the
+  number of games. ``round_robin(..., keep_games=False)`` returns no games at all (the
+  command line's choice); the default keeps them, as before.
 
 Every game of a match or tournament is seeded from ``(seed, agent A, agent B, game
 index)``, so a run replays exactly (timed searches aside) and a resumed run plays the very
@@ -40,8 +45,10 @@ from typing import Any
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 
 from jungle_agents._base import Agent, make_agent
+from jungle_agents._latency import LatencySketch
 from jungle_agents._records import (
     FORMAT,
     RecordError,
@@ -71,10 +78,12 @@ __all__ = [
     "GameResult",
     "PairResult",
     "RecordError",
+    "Tally",
     "TournamentResult",
     "decode_json",
     "fit_elo",
     "format_report",
+    "iter_resumable_games",
     "load_games",
     "load_record",
     "play_game",
@@ -441,10 +450,39 @@ def _init_worker(plugins: Sequence[str]) -> None:
         importlib.import_module(module)
 
 
+def _scan(path: str | os.PathLike[str]) -> Iterator[dict[str, Any] | GameResult]:
+    """The header (a dict) and the games of a games file, in file order, read one line at
+    a time; checked as :func:`load_games` checks them. Nothing when the file does not exist."""
+    p = Path(path)
+    if not p.exists():
+        return
+    seen_entry = False
+    with open(p, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            line = raw[:-1] if raw.endswith(b"\n") else raw
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                data = decode_json(line, where)
+            except RecordError:
+                if not raw.endswith(b"\n"):
+                    return  # torn by a crash mid-write (no newline yet): played again on resume
+                raise
+            if type(data) is dict and data.get("type") == "header":
+                if seen_entry:
+                    raise RecordError(f"{where}: a header line must be the file's first line")
+                yield check_header(data, where)
+            else:
+                yield GameResult.from_json(data, where)
+            seen_entry = True
+
+
 def load_games(path: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, list[GameResult]]:
     """The header and the games of a JSON Lines games file (a torn last line is ignored).
 
-    Returns ``(None, [])`` when the file does not exist.
+    Returns ``(None, [])`` when the file does not exist. This holds every game in memory;
+    :func:`iter_resumable_games` reads a run's games one at a time.
 
     >>> import tempfile, os
     >>> from jungle_core import DARK
@@ -454,28 +492,13 @@ def load_games(path: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, lis
     >>> header["seed"], [g.index for g in games]
     (0, [0, 1])
     """
-    p = Path(path)
-    if not p.exists():
-        return None, []
     header: dict[str, Any] | None = None
     games: list[GameResult] = []
-    lines = p.read_bytes().split(b"\n")
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            data = decode_json(line, where)
-        except RecordError:
-            if number == len(lines):
-                break  # torn by a crash mid-write (no newline yet): played again on resume
-            raise
-        if type(data) is dict and data.get("type") == "header":
-            if header is not None or games:
-                raise RecordError(f"{where}: a header line must be the file's first line")
-            header = check_header(data, where)
+    for item in _scan(path):
+        if isinstance(item, GameResult):
+            games.append(item)
         else:
-            games.append(GameResult.from_json(data, where))
+            header = item
     return header, games
 
 
@@ -483,26 +506,48 @@ def _run_header(rules: Rules, seed: int, max_plies: int | None) -> dict[str, Any
     return {"type": "header", "rules": rules_to_json(rules), "seed": seed, "max_plies": max_plies}
 
 
-def _games_of_run(
+def _open_run(
     path: str | os.PathLike[str], header: dict[str, Any]
-) -> tuple[dict[str, Any] | None, list[GameResult]]:
-    """The header and games of ``path``; :class:`RecordError` unless they belong to the run
-    that ``header`` describes (a file of games without a header belongs to no run)."""
-    old_header, old_games = load_games(path)
-    if old_header is None and old_games:
+) -> tuple[bool, Iterator[GameResult]]:
+    """Whether ``path`` starts with a header, and its games, read one at a time as they
+    are asked for. :class:`RecordError`, before any game is read, unless the file belongs
+    to the run that ``header`` describes (a file of games without a header belongs to no
+    run); a malformed line raises it when reached."""
+    entries = _scan(path)
+    first = next(entries, None)
+    if first is None:
+        return False, iter(())
+    if isinstance(first, GameResult):
+        count = 1 + sum(1 for _ in entries)
         raise RecordError(
-            f"{path} holds {len(old_games)} games but no header line, so nothing says "
+            f"{path} holds {count} games but no header line, so nothing says "
             f"which run (rules, seed, max_plies) played them; use another output file"
         )
-    if old_header is not None:
-        for key in ("rules", "seed", "max_plies"):
-            if old_header.get(key) != header.get(key):
-                raise RecordError(
-                    f"{path} holds games of a different run ({key} "
-                    f"{old_header.get(key)!r}, not {header.get(key)!r}); "
-                    f"use another output file"
-                )
-    return old_header, old_games
+    for key in ("rules", "seed", "max_plies"):
+        if first.get(key) != header.get(key):
+            raise RecordError(
+                f"{path} holds games of a different run ({key} "
+                f"{first.get(key)!r}, not {header.get(key)!r}); "
+                f"use another output file"
+            )
+    # after the first line _scan yields games only (a later header raises)
+    return True, (g for g in entries if isinstance(g, GameResult))
+
+
+def iter_resumable_games(
+    path: str | os.PathLike[str],
+    rules: Rules,
+    pairs: Sequence[tuple[str, str]],
+    games_per_pair: int,
+    seed: int = 0,
+    max_plies: int | None = None,
+) -> Iterator[GameResult]:
+    """:func:`resumable_games` one game at a time: the file is read as the games are asked
+    for, so a file of any size takes the memory of one game. A file of another run raises
+    :class:`RecordError` at once (when this is called, not when it is first iterated)."""
+    _, games = _open_run(path, _run_header(rules, seed, max_plies))
+    wanted = set(pairs)
+    return (g for g in games if g.pair in wanted and g.index < games_per_pair)
 
 
 def resumable_games(
@@ -521,26 +566,46 @@ def resumable_games(
     >>> resumable_games("no-such-file.jsonl", DARK, [("random", "greedy")], 2)
     []
     """
-    _, games = _games_of_run(path, _run_header(rules, seed, max_plies))
-    wanted = set(pairs)
-    return [g for g in games if g.pair in wanted and g.index < games_per_pair]
+    return list(iter_resumable_games(path, rules, pairs, games_per_pair, seed, max_plies))
+
+
+def _cut_torn_line(path: Path) -> None:
+    """Cut a last line torn by a crash (no newline), so the next entry starts on a line of
+    its own; the file is read from its end, a block at a time."""
+    with open(path, "r+b") as f:
+        end = f.seek(0, os.SEEK_END)
+        position = end
+        while position > 0:
+            start = max(0, position - 65536)
+            f.seek(start)
+            block = f.read(position - start)
+            if position == end and block.endswith(b"\n"):
+                return
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                f.truncate(start + newline + 1)
+                return
+            position = start
+        if end:
+            f.truncate(0)
 
 
 class _GamesFile:
-    """An append-only JSON Lines file of games; each line is flushed and fsynced."""
+    """An append-only JSON Lines file of games; each line is flushed and fsynced.
 
-    def __init__(self, path: str | os.PathLike[str], header: dict[str, Any]) -> None:
+    ``has_header``: the file already starts with this run's header (:func:`_open_run`
+    checked it); otherwise the header is written first.
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], header: dict[str, Any], has_header: bool
+    ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        old_header, self.previous = _games_of_run(self.path, header)
-        # cut a line torn by a crash, so the next entry starts on a line of its own
         if self.path.exists():
-            data = self.path.read_bytes()
-            if data and not data.endswith(b"\n"):
-                with open(self.path, "r+b") as f:
-                    f.truncate(data.rfind(b"\n") + 1)
+            _cut_torn_line(self.path)
         self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
-        if old_header is None:
+        if not has_header:
             self.append(header)
 
     def append(self, entry: dict[str, Any]) -> None:
@@ -595,7 +660,7 @@ def import_plugins(plugins: Sequence[str]) -> None:
 
 def _run(
     rules: Rules,
-    pairs: Sequence[tuple[str, str]],
+    specs: Sequence[str],
     games_per_pair: int,
     seed: int,
     workers: int | None,
@@ -604,37 +669,52 @@ def _run(
     max_plies: int | None,
     backend: str,
     plugins: Sequence[str],
-) -> list[GameResult]:
+    keep_games: bool,
+) -> TournamentResult:
+    """Play (or find in ``out``) every game of every pair of ``specs``; the summary is
+    tallied as each game is found or finishes, and the games are kept only when asked."""
     _check_run_arguments(games_per_pair, seed, workers, max_plies)
     import_plugins(plugins)  # they register agent kinds, here and in workers
+    pairs = _pairs_of(specs)
     for a, b in pairs:
         if a == b:
             raise JungleError(f"agent spec {a!r} is listed twice")
         make_agent(a, rules), make_agent(b, rules)  # bad specs fail here, not in a worker
     header = _run_header(rules, seed, max_plies)
-    done: dict[tuple[str, str, int], GameResult] = {}
+    tally = Tally(specs)
+    kept: list[GameResult] = []
+    # the games found in the file, as indices per pair: about 60 bytes a game, not the game
+    done: dict[tuple[str, str], set[int]] = {pair: set() for pair in pairs}
     games_file = None
     if out is not None:
-        games_file = _GamesFile(out, header)
-        for game in games_file.previous:
-            done[(*game.pair, game.index)] = game
-    wanted = {(a, b, i) for a, b in pairs for i in range(games_per_pair)}
-    tasks = [
+        has_header, previous = _open_run(out, header)
+        for game in previous:
+            indices = done.get(game.pair)
+            if indices is None or game.index >= games_per_pair or game.index in indices:
+                continue  # another run's pair or index, or a repeat: the first one counts
+            indices.add(game.index)
+            tally.add(game)
+            if keep_games:
+                kept.append(game)
+        games_file = _GamesFile(out, header, has_header)
+    total = len(pairs) * games_per_pair
+    count = total - tally.games
+    tasks = (
         _Task(rules, (a, b), i, game_seed(seed, a, b, i), max_plies)
         for a, b in pairs
         for i in range(games_per_pair)
-        if (a, b, i) not in done
-    ]
-    results = [g for key, g in done.items() if key in wanted]
-    total = len(wanted)
+        if i not in done[(a, b)]
+    )
 
     def finished(entry: dict[str, Any]) -> None:
         game = GameResult.from_json(entry)
         if games_file is not None:
             games_file.append(entry)
-        results.append(game)
+        tally.add(game)
+        if keep_games:
+            kept.append(game)
         if progress is not None:
-            progress(len(results), total, game)
+            progress(tally.games, total, game)
 
     try:
         if backend == "ray":
@@ -643,20 +723,21 @@ def _run(
             run_ray(tasks, finished, workers, plugins)
         elif backend != "process":
             raise JungleError(f"backend must be 'process' or 'ray', not {backend!r}")
-        elif (workers or os.cpu_count() or 1) <= 1 or len(tasks) <= 1:
+        elif (workers or os.cpu_count() or 1) <= 1 or count <= 1:
             for task in tasks:
                 finished(_run_task(task))
         else:
-            _run_pool(tasks, finished, workers or os.cpu_count() or 1, plugins)
+            _run_pool(tasks, count, finished, workers or os.cpu_count() or 1, plugins)
     finally:
         if games_file is not None:
             games_file.close()
-    results.sort(key=lambda g: (pairs.index(g.pair), g.index))
-    return results
+    kept.sort(key=lambda g: (pairs.index(g.pair), g.index))
+    return tally.result(kept)
 
 
 def _run_pool(
-    tasks: Sequence[_Task],
+    tasks: Iterable[_Task],
+    count: int,
     finished: Callable[[dict[str, Any]], None],
     workers: int,
     plugins: Sequence[str],
@@ -669,7 +750,7 @@ def _run_pool(
     # so then workers are spawned fresh (and the calling script needs the guard)
     context = multiprocessing.get_context("spawn" if "jax" in sys.modules else "fork")
     pool = ProcessPoolExecutor(
-        max_workers=min(workers, len(tasks)),
+        max_workers=min(workers, count),
         mp_context=context,
         initializer=_init_worker,
         initargs=(tuple(plugins),),
@@ -721,18 +802,20 @@ def play_match(
 
     ``workers`` processes play in parallel (default: all cores; 1 plays in this process).
     With ``out``, each finished game is appended to that JSON Lines file (fsynced), and a
-    rerun resumes: games already in the file are not played again. ``plugins`` are module
-    names each worker imports first (to register more agent kinds).
+    rerun resumes: games already in the file are not played again (and count in the
+    result). ``plugins`` are module names each worker imports first (to register more
+    agent kinds). The result is tallied as the games finish, in memory that does not grow
+    with their number (:class:`Tally`: the latency p95 within 0.1 %); no game is kept.
 
     >>> from jungle_core import DARK
     >>> r = play_match(DARK, "greedy", "random", 2, seed=1, workers=1)
     >>> r.games, r.wins + r.draws + r.losses
     (2, 2)
     """
-    results = _run(
-        rules, [(a, b)], games, seed, workers, out, progress, max_plies, backend, plugins
+    result = _run(
+        rules, [a, b], games, seed, workers, out, progress, max_plies, backend, plugins, False
     )
-    return summarize(results, [a, b]).pairs[(a, b)]
+    return result.pairs[(a, b)]
 
 
 def round_robin(
@@ -747,12 +830,21 @@ def round_robin(
     max_plies: int | None = None,
     backend: str = "process",
     plugins: Sequence[str] = (),
+    keep_games: bool = True,
 ) -> TournamentResult:
     """Play every pair of ``specs`` ``games_per_pair`` times (half with each first).
 
     As :func:`play_match` for ``workers``, ``out`` (resume), ``plugins``; ``backend="ray"``
     runs the games as Ray tasks (the ``ray`` extra; ``workers`` then caps the tasks in
     flight).
+
+    The result is tallied game by game as each finishes (or is found in ``out`` on a
+    resume), by a :class:`Tally`: its memory does not grow with the number of games, and
+    its latency p95 is within 0.1 % of the exact one (:func:`summarize` of the same games
+    is exact). ``keep_games`` decides only whether the games themselves are also returned
+    (``result.games``, by pair and index): ``False`` keeps none (``result.games == ()``),
+    so a run of millions of games holds no more memory at its end than at its start; the
+    games stay in ``out``.
 
     >>> from jungle_core import DARK
     >>> t = round_robin(DARK, ["random", "greedy"], 2, workers=1)
@@ -764,9 +856,9 @@ def round_robin(
         raise JungleError("a round robin needs at least two agents")
     if len(set(specs)) != len(specs):
         raise JungleError(f"an agent spec is listed twice in {specs}")
-    results = _run(
+    return _run(
         rules,
-        _pairs_of(specs),
+        specs,
         games_per_pair,
         seed,
         workers,
@@ -775,8 +867,8 @@ def round_robin(
         max_plies,
         backend,
         plugins,
+        keep_games,
     )
-    return summarize(results, specs)
 
 
 # -------------------------------------------------------------------- results
@@ -793,7 +885,9 @@ class PairResult:
     - ``wins``, ``draws``, ``losses``: A's, over ``games``; ``score``: (wins + draws/2)/games.
     - ``score_first`` / ``score_second``: A's score in the games A moved first / second.
     - ``mean_plies``: mean game length in plies.
-    - ``latency_a`` / ``latency_b``: (mean, 95th percentile) decision seconds of A / B.
+    - ``latency_a`` / ``latency_b``: (mean, 95th percentile) decision seconds of A / B
+      (the percentile exact from :func:`summarize`, within 0.1 % from a :class:`Tally`,
+      as :func:`round_robin` and :func:`play_match` give it).
     """
 
     a: str
@@ -883,6 +977,9 @@ class TournamentResult:
 
     ``pairs[(a, b)]`` is a :class:`PairResult` for every ordered pair that met;
     ``latency[spec]`` is an agent's (mean, p95) decision seconds over all its games.
+    ``games``: the games, when they were kept (:func:`summarize`; :func:`round_robin`
+    unless ``keep_games=False``), else ``()``; ``rules``: the games' rule set (None
+    without games).
     """
 
     specs: tuple[str, ...]
@@ -890,10 +987,13 @@ class TournamentResult:
     ratings: dict[str, EloRating]
     latency: dict[str, tuple[float, float]]
     games: tuple[GameResult, ...]
+    rules: Rules | None = None
 
 
 def summarize(games: Iterable[GameResult], specs: Sequence[str] | None = None) -> TournamentResult:
-    """Per-pair results and Elo ratings of a set of games.
+    """Per-pair results and Elo ratings of a set of games, computed from all of them at once
+    (every decision time is held: the latency percentiles are exact). :class:`Tally` gives
+    the same summary one game at a time in bounded memory.
 
     >>> summarize([], ["a", "b"]).pairs
     {}
@@ -920,7 +1020,149 @@ def summarize(games: Iterable[GameResult], specs: Sequence[str] | None = None) -
     latency = {s: (float(np.mean(t)) if t else math.nan, _p95(t)) for s, t in times.items()}
     scores = [(g.record.players[0], g.record.players[1], g.record.score(0)) for g in games]
     ratings = fit_elo(scores, list(specs)) if games else {}
-    return TournamentResult(tuple(specs), pairs, ratings, latency, tuple(games))
+    rules = games[0].record.rules if games else None
+    return TournamentResult(tuple(specs), pairs, ratings, latency, tuple(games), rules=rules)
+
+
+class _PairTally:
+    """The running totals of one pair (A, B): counts and sums, and A's and B's times."""
+
+    __slots__ = (
+        "draws",
+        "first_games",
+        "first_score",
+        "games",
+        "losses",
+        "plies",
+        "second_score",
+        "times_a",
+        "times_b",
+        "wins",
+    )
+
+    def __init__(self) -> None:
+        self.games = self.wins = self.draws = self.losses = self.plies = 0
+        self.first_games = 0
+        self.first_score = self.second_score = 0.0
+        self.times_a = LatencySketch()
+        self.times_b = LatencySketch()
+
+    def add(self, game: GameResult) -> None:
+        s = game.score_a()
+        self.games += 1
+        self.wins += s == 1.0
+        self.draws += s == 0.5
+        self.losses += s == 0.0
+        if game.a_first:
+            self.first_games += 1
+            self.first_score += s
+        else:
+            self.second_score += s
+        side_a = 0 if game.a_first else 1
+        times = game.record.times
+        self.times_a.add(times[side_a::2])
+        self.times_b.add(times[1 - side_a :: 2])
+        self.plies += game.record.plies
+
+    def result(self, a: str, b: str) -> PairResult:
+        second_games = self.games - self.first_games
+        return PairResult(
+            a,
+            b,
+            self.games,
+            self.wins,
+            self.draws,
+            self.losses,
+            self.first_score / self.first_games if self.first_games else math.nan,
+            self.second_score / second_games if second_games else math.nan,
+            self.plies / self.games if self.games else math.nan,
+            (self.times_a.mean(), self.times_a.quantile(0.95)),
+            (self.times_b.mean(), self.times_b.quantile(0.95)),
+            self.first_games,
+            second_games,
+        )
+
+
+class Tally:
+    """A tournament's summary built one game at a time, in memory that does not grow with
+    the number of games: what :func:`round_robin` and :func:`play_match` use, so that a run
+    of millions of games need not keep them.
+
+    Per pair it keeps counts and sums (W/D/L, scores as first and second player, plies)
+    and a :class:`jungle_agents._latency.LatencySketch` of each side's decision times.
+    :meth:`result` equals :func:`summarize` of the same games, except that each latency
+    p95 is within 0.1 % of the exact one (``_latency.RELATIVE_ERROR``) and a mean may
+    differ in its last bits (the sums are added in another order). An agent's overall
+    latency merges its pairs' sketches; Elo is fitted to the per-pair scores, which are the
+    same counts :func:`fit_elo` builds from the games.
+
+    Memory: a few hundred bytes a pair plus the sketches' bins (at most one per 0.2 %
+    step of decision time: about 7,000 from 1 µs to 1 s, a few kB each in practice).
+
+    >>> from jungle_core import DARK
+    >>> from jungle_agents import make_agent
+    >>> tally = Tally(["random", "greedy"])
+    >>> for i in range(2):
+    ...     first, second = ("random", "greedy") if i % 2 == 0 else ("greedy", "random")
+    ...     record = play_game(DARK, make_agent(first, DARK), make_agent(second, DARK), i)
+    ...     tally.add(GameResult(("random", "greedy"), i, record))
+    >>> tally.games, tally.result().pairs[("random", "greedy")].games
+    (2, 2)
+    """
+
+    def __init__(self, specs: Sequence[str] | None = None) -> None:
+        self._specs = None if specs is None else list(specs)
+        self._names: dict[str, None] = dict.fromkeys(specs or ())
+        self._pairs: dict[tuple[str, str], _PairTally] = {}
+        self.games = 0
+        """The number of games added."""
+        self.rules: Rules | None = None
+        """The rules of the first game added."""
+
+    def add(self, game: GameResult) -> None:
+        """Count one game."""
+        pair = self._pairs.get(game.pair)
+        if pair is None:
+            pair = self._pairs[game.pair] = _PairTally()
+            self._names.setdefault(game.pair[0])
+            self._names.setdefault(game.pair[1])
+        pair.add(game)
+        if self.rules is None:
+            self.rules = game.record.rules
+        self.games += 1
+
+    def result(self, games: Sequence[GameResult] = ()) -> TournamentResult:
+        """The summary of the games added so far; ``games`` become ``result.games`` (the
+        tally does not keep them: pass them when you kept them yourself)."""
+        specs = self._specs if self._specs is not None else list(self._names)
+        names = list(self._names)
+        order = {name: i for i, name in enumerate(names)}
+        pairs: dict[tuple[str, str], PairResult] = {}
+        for a, b in sorted(self._pairs, key=lambda p: (order[p[0]], order[p[1]])):
+            result = self._pairs[(a, b)].result(a, b)
+            pairs[(a, b)] = result
+            pairs[(b, a)] = result.flipped()
+        sketches: dict[str, list[LatencySketch]] = {name: [] for name in names}
+        for (a, b), pair in self._pairs.items():
+            sketches[a].append(pair.times_a)
+            sketches[b].append(pair.times_b)
+        latency: dict[str, tuple[float, float]] = {}
+        for name in names:
+            merged = LatencySketch.merged(sketches[name])
+            latency[name] = (merged.mean(), merged.quantile(0.95))
+        k = len(names)
+        n = np.zeros((k, k))
+        s = np.zeros((k, k))
+        for (a, b), pair in self._pairs.items():
+            i, j = order[a], order[b]
+            n[i, j] += pair.games
+            n[j, i] += pair.games
+            s[i, j] += pair.wins + 0.5 * pair.draws
+            s[j, i] += pair.losses + 0.5 * pair.draws
+        ratings = _fit_elo(names, n, s, 2000.0) if self.games else {}
+        return TournamentResult(
+            tuple(specs), pairs, ratings, latency, tuple(games), rules=self.rules
+        )
 
 
 def fit_elo(
@@ -957,6 +1199,18 @@ def fit_elo(
         n[j, i] += 1
         s[i, j] += score
         s[j, i] += 1.0 - score
+    return _fit_elo(names, n, s, prior_sd)
+
+
+def _fit_elo(
+    names: Sequence[str],
+    n: npt.NDArray[np.float64],
+    s: npt.NDArray[np.float64],
+    prior_sd: float,
+) -> dict[str, EloRating]:
+    """:func:`fit_elo` of the game counts ``n: float64[k, k]`` (symmetric) and the scores
+    ``s: float64[k, k]`` (``s[i, j]``: the points ``names[i]`` took from ``names[j]``)."""
+    k = len(names)
     c = math.log(10) / 400.0
     r = np.zeros(k)
     prior = 1.0 / prior_sd**2
@@ -1167,9 +1421,7 @@ def plot_heatmap(result: TournamentResult, path: str | os.PathLike[str]) -> None
         for j in range(k):
             if not math.isnan(grid[i, j]):
                 ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=9)
-    ax.set_title(
-        f"score of row vs column ({result.games[0].record.rules.name if result.games else ''})"
-    )
+    ax.set_title(f"score of row vs column ({result.rules.name if result.rules else ''})")
     fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     fig.tight_layout()
     buf = io.BytesIO()

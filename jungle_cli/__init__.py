@@ -26,8 +26,8 @@ from jungle_agents import AgentSpecError, describe_agents, make_agent
 from jungle_agents.arena import (
     format_report,
     import_plugins,
+    iter_resumable_games,
     plot_heatmap,
-    resumable_games,
     round_robin,
     write_csv,
     write_markdown,
@@ -124,10 +124,12 @@ def _progress_for(
     bar = ProgressBar()
     already = 0
     if out is not None:
-        previous = resumable_games(out, rules, pairs, args.games, args.seed, args.max_plies)
-        for game in previous:
+        # read one game at a time: a file of millions of games is never held whole
+        for game in iter_resumable_games(
+            out, rules, pairs, args.games, args.seed, args.max_plies
+        ):
             bar.add(game)
-        already = len(previous)
+            already += 1
         if already:
             print(f"resuming: {already} games already in {out}", file=sys.stderr)
     bar.start(len(pairs) * args.games, already=already)
@@ -149,6 +151,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         max_plies=args.max_plies,
         backend=args.backend,
         plugins=args.plugin,
+        keep_games=False,  # the games are in the file; the tables need only the tally
     )
     print(format_report(result))
     return 0
@@ -171,6 +174,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         max_plies=args.max_plies,
         backend=args.backend,
         plugins=args.plugin,
+        keep_games=False,  # the games are in the file; the tables need only the tally
     )
     print(format_report(result))
     if out is not None:
