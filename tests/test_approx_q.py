@@ -18,6 +18,7 @@ from jungle_train._metrics import read_metrics
 from jungle_train._run import run_training
 from jungle_train._shaping import rng_state
 from jungle_train.approx_q import ApproxQAgent, ApproxQLearner, Buffer, Config, RunState
+from tests._checkpoints import assert_damage_refused
 
 CONFIG = Config(
     buffer_size=40, batch_size=8, self_sync_steps=25, opponents="random=1,greedy=1,self=1"
@@ -129,14 +130,7 @@ def test_other_kind_config_or_damage_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(CheckpointError, match="not of 'qlearn'"):
         QLearner().load(str(path))
-    data = path.read_bytes()
-    (tmp_path / "cut.npz").write_bytes(data[: len(data) // 3])
-    with pytest.raises(CheckpointError):
-        learner.load(str(tmp_path / "cut.npz"))
-    i = data.index(b"buffer/phi") + 300
-    (tmp_path / "bad.npz").write_bytes(data[:i] + bytes([data[i] ^ 1]) + data[i + 1 :])
-    with pytest.raises(CheckpointError):
-        learner.load(str(tmp_path / "bad.npz"))
+    assert_damage_refused(learner.load, path, b"buffer/phi", 1 / 3, 300)
 
 
 def test_agent_is_the_argmax_of_w_phi(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from jungle_train._metrics import read_metrics
 from jungle_train._run import run_training
 from jungle_train._shaping import expected_ply_reward, rng_state
 from jungle_train.tabular_q import Config, QLearner, QTableAgent, RunState, table_key
+from tests._checkpoints import assert_damage_refused
 
 CONFIG = Config(self_sync_steps=25, opponents="random=1,greedy=1,self=1")
 
@@ -133,14 +134,7 @@ def test_other_kind_config_or_damage_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(CheckpointError, match="not of 'approxq'"):
         ApproxQLearner().load(str(path))
-    data = path.read_bytes()
-    (tmp_path / "cut.npz").write_bytes(data[: len(data) // 2])
-    with pytest.raises(CheckpointError):
-        learner.load(str(tmp_path / "cut.npz"))
-    i = data.index(b"entry_value") + 200
-    (tmp_path / "bad.npz").write_bytes(data[:i] + bytes([data[i] ^ 1]) + data[i + 1 :])
-    with pytest.raises(CheckpointError):
-        learner.load(str(tmp_path / "bad.npz"))
+    assert_damage_refused(learner.load, path, b"entry_value", 1 / 2, 200)
 
 
 def test_agent_plays_legal_actions(tmp_path: Path) -> None:
