@@ -257,8 +257,16 @@ class Searcher:
             and rules.repetition == "none"
             and isinstance(evaluator, ClassicEvaluator)
         )
+        self._game_over: Callable[[State], Outcome | None] = (
+            _classic_game_over if self._fast_classic else outcome
+        )
         self._evaluate_moves = (
             evaluator.evaluate_moves if isinstance(evaluator, ClassicEvaluator) else None
+        )
+        # the value of a position at the horizon (stand pat); CLASSIC's evaluator also
+        # counts the mover's moves, and a mover without one has lost (or drawn)
+        self._static_value: Evaluate = (
+            self._classic_static_value if self._evaluate_moves is not None else self._evaluate
         )
         t = tables(rules)
         self._step = t.step
@@ -439,8 +447,13 @@ class Searcher:
 
         return evaluate_with_cost
 
+    def _classic_static_value(self, state: State) -> float:
+        assert self._evaluate_moves is not None
+        value, moves = self._evaluate_moves(state)
+        return value if moves else self._score(stuck_outcome(state), 0)
+
     def _terminal_value(self, state: State, depth: int) -> float | None:
-        result = classic_outcome(state, check_moves=False) if self._fast_classic else outcome(state)
+        result = self._game_over(state)
         if result is None:
             return None
         return self._score(result, depth)
@@ -451,21 +464,25 @@ class Searcher:
         return WIN + depth if result.winner == self.player else -WIN - depth
 
     def _value(self, state: State, depth: int, alpha: float, beta: float) -> float:
-        """The value of a decision node, fail-soft within (alpha, beta)."""
+        """The value of a decision node, fail-soft within (alpha, beta), on either rule set.
+
+        The side to move maximises the value (the agent) or minimises it (the opponent);
+        the loop over the actions is written once for both, on values and a window
+        multiplied by ``sign`` (+1 or -1: exact in floating point), so that the mover
+        always maximises."""
         self.nodes += 1
         self._check += 1
         if self._check >= 4096:
             self._check = 0
             if time.perf_counter() > self._deadline:
                 raise _Timeout
-        if self._fast_classic:
-            return self._value_classic(state, depth, alpha, beta)
-        result = outcome(state)
+        result = self._game_over(state)
         if result is not None:
             return self._score(result, depth)
+        cfg = self.config
         if depth == 0:
-            if self.config.quiescence:
-                return self._quiesce(state, alpha, beta, self.config.qdepth)
+            if cfg.quiescence:
+                return self._quiesce(state, alpha, beta, cfg.qdepth)
             if (
                 self._reply
                 and not state.face_down_mask
@@ -475,8 +492,7 @@ class Searcher:
                 # the opponent answers the threat: a depth-1 node of its own, whose
                 # children (the agent to move) are evaluated as they stand
                 return self._value(state, 1, alpha, beta)
-            return self._evaluate(state)
-        cfg = self.config
+            return self._static_value(state)
         tt_move = -1
         if cfg.tt:
             entry = self._tt.get(state)
@@ -508,106 +524,32 @@ class Searcher:
                 best, best_action = self._frontier(state, maximizing)
             alpha0, beta0 = -_INF, _INF  # the frontier value is exact
         else:
-            actions: Sequence[int] = legal_actions(state)
-            if cfg.ordering:
-                actions = self._order(state, actions, tt_move)
+            actions = self._ordered_actions(state, tt_move)
+            if not actions:  # only the CLASSIC move generator leaves this to the node
+                return self._score(stuck_outcome(state), depth)
             ab = cfg.alphabeta
-            best_action = actions[0]
-            if maximizing:
-                best = -_INF
-                for action in actions:
-                    v = self._action(state, action, depth, alpha, beta)
-                    if v > best:
-                        best = v
-                        best_action = action
-                        if ab and v > alpha:
-                            alpha = v
-                            if alpha >= beta:
-                                break
-            else:
-                best = _INF
-                for action in actions:
-                    v = self._action(state, action, depth, alpha, beta)
-                    if v < best:
-                        best = v
-                        best_action = action
-                        if ab and v < beta:
-                            beta = v
-                            if alpha >= beta:
-                                break
-            if cfg.ordering and ab and alpha >= beta:
-                self._history[best_action] = self._history.get(best_action, 0) + depth * depth
-        if cfg.tt:
-            if best <= alpha0:
-                flag = _UPPER
-            elif best >= beta0:
-                flag = _LOWER
-            else:
-                flag = _EXACT
-            self._tt_store(state, depth, best, flag, best_action)
-        return best
-
-    def _value_classic(self, state: State, depth: int, alpha: float, beta: float) -> float:
-        """:meth:`_value` for CLASSIC rules with the evaluator's move generator."""
-        result = classic_outcome(state, check_moves=False)
-        if result is not None:
-            return self._score(result, depth)
-        cfg = self.config
-        if depth == 0:
-            if cfg.quiescence:
-                return self._quiesce(state, alpha, beta, cfg.qdepth)
-            assert self._evaluate_moves is not None
-            value, moves = self._evaluate_moves(state)
-            return value if moves else self._score(stuck_outcome(state), depth)
-        tt_move = -1
-        if cfg.tt:
-            entry = self._tt.get(state)
-            if entry is not None:
-                e_depth, e_value, e_flag, tt_move = entry
-                if e_depth == depth:
-                    if e_flag == _EXACT:
-                        return e_value
-                    if e_flag == _LOWER:
-                        if e_value >= beta:
-                            return e_value
-                        alpha = max(alpha, e_value)
-                    else:
-                        if e_value <= alpha:
-                            return e_value
-                        beta = min(beta, e_value)
-        if cfg.ordering:
-            actions = classic_ordered_moves(state, tt_move, self._history)
-        else:
-            actions = classic_moves(state)
-        if not actions:
-            return self._score(stuck_outcome(state), depth)
-        alpha0, beta0 = alpha, beta
-        ab = cfg.alphabeta
-        best_action = actions[0]
-        if state.to_move == self.player:
+            chance = self._dark_rules  # CLASSIC actions have no chance outcomes
+            sign = 1.0 if maximizing else -1.0
+            # the window as the mover sees it: it raises ``low``, and ``high`` cuts
+            low, high = (alpha, beta) if maximizing else (-beta, -alpha)
             best = -_INF
+            best_action = actions[0]
             for action in actions:
-                v = self._value(_apply(state, action, -1), depth - 1, alpha, beta)
+                if chance:
+                    v = sign * self._action(state, action, depth, alpha, beta)
+                else:
+                    v = sign * self._value(_apply(state, action, -1), depth - 1, alpha, beta)
                 if v > best:
                     best = v
                     best_action = action
-                    if ab and v > alpha:
-                        alpha = v
-                        if alpha >= beta:
+                    if ab and v > low:
+                        low = v
+                        if low >= high:
                             break
-        else:
-            best = _INF
-            for action in actions:
-                v = self._value(_apply(state, action, -1), depth - 1, alpha, beta)
-                if v < best:
-                    best = v
-                    best_action = action
-                    if ab and v < beta:
-                        beta = v
-                        if alpha >= beta:
-                            break
-        if cfg.ordering and ab and alpha >= beta:
-            self._history[best_action] = self._history.get(best_action, 0) + depth * depth
+                        alpha, beta = (low, high) if maximizing else (-high, -low)
+            best *= sign
+            if cfg.ordering and ab and low >= high:
+                self._history[best_action] = self._history.get(best_action, 0) + depth * depth
         if cfg.tt:
             if best <= alpha0:
                 flag = _UPPER
@@ -1013,16 +955,15 @@ class Searcher:
         caps.sort()
         ab = self.config.alphabeta
         maximizing = to_move == self.player
+        # as in _value: the mover maximises sign * value within its window (low, high)
+        sign = 1.0 if maximizing else -1.0
+        low, high = (alpha, beta) if maximizing else (-beta, -alpha)
+        best = sign * stand
         if ab:
-            if maximizing:
-                if stand >= beta:
-                    return stand
-                alpha = max(alpha, stand)
-            else:
-                if stand <= alpha:
-                    return stand
-                beta = min(beta, stand)
-        best = stand
+            if best >= high:
+                return stand
+            low = max(low, best)
+            alpha, beta = (low, high) if maximizing else (-high, -low)
         opp = 1 - to_move
         given_back = self._quiet_cost * quiet_plies
         for _, action in caps:
@@ -1051,20 +992,15 @@ class Searcher:
                     qdepth - 1,
                     0,
                 )
-            if maximizing:
-                if v > best:
-                    best = v
-                    if ab and v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            break
-            elif v < best:
+            v *= sign
+            if v > best:
                 best = v
-                if ab and v < beta:
-                    beta = v
-                    if alpha >= beta:
+                if ab and v > low:
+                    low = v
+                    if low >= high:
                         break
-        return best
+                    alpha, beta = (low, high) if maximizing else (-high, -low)
+        return sign * best
 
     def _quiesce(self, state: State, alpha: float, beta: float, qdepth: int) -> float:
         if self._dark_eval is not None and self._board_quiesce_ok(state.face_down_mask, state.ply):
@@ -1078,12 +1014,7 @@ class Searcher:
                 qdepth,
                 state.plies_since_removal,
             )
-        if self._evaluate_moves is not None:
-            stand, moves = self._evaluate_moves(state)
-            if not moves:
-                return self._score(stuck_outcome(state), 0)
-        else:
-            stand = self._evaluate(state)
+        stand = self._static_value(state)
         if qdepth == 0:
             return stand
         captures = self._captures(state)
@@ -1091,42 +1022,30 @@ class Searcher:
             return stand
         ab = self.config.alphabeta
         maximizing = state.to_move == self.player
-        best = stand
-        if maximizing:
-            if ab:
-                if stand >= beta:
-                    return stand
-                alpha = max(alpha, stand)
-            for action in captures:
-                child = _apply(state, action, -1)
-                self.nodes += 1
-                v = self._terminal_value(child, 0)
-                if v is None:
-                    v = self._quiesce(child, alpha, beta, qdepth - 1)
-                if v > best:
-                    best = v
-                    if ab and v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            break
-        else:
-            if ab:
-                if stand <= alpha:
-                    return stand
-                beta = min(beta, stand)
-            for action in captures:
-                child = _apply(state, action, -1)
-                self.nodes += 1
-                v = self._terminal_value(child, 0)
-                if v is None:
-                    v = self._quiesce(child, alpha, beta, qdepth - 1)
-                if v < best:
-                    best = v
-                    if ab and v < beta:
-                        beta = v
-                        if alpha >= beta:
-                            break
-        return best
+        # as in _value: the mover maximises sign * value within its window (low, high)
+        sign = 1.0 if maximizing else -1.0
+        low, high = (alpha, beta) if maximizing else (-beta, -alpha)
+        best = sign * stand
+        if ab:
+            if best >= high:
+                return stand
+            low = max(low, best)
+            alpha, beta = (low, high) if maximizing else (-high, -low)
+        for action in captures:
+            child = _apply(state, action, -1)
+            self.nodes += 1
+            v = self._terminal_value(child, 0)
+            if v is None:
+                v = self._quiesce(child, alpha, beta, qdepth - 1)
+            v *= sign
+            if v > best:
+                best = v
+                if ab and v > low:
+                    low = v
+                    if low >= high:
+                        break
+                    alpha, beta = (low, high) if maximizing else (-high, -low)
+        return sign * best
 
     # ------------------------------------------------------------------ helpers
 
@@ -1142,6 +1061,17 @@ class Searcher:
         if old is not None and old[0] > depth:
             return  # keep the deeper entry's move
         tt[state] = (depth, value, flag, move)
+
+    def _ordered_actions(self, state: State, tt_move: int) -> Sequence[int]:
+        """The legal actions of a decision node in the order the search tries them."""
+        if self._fast_classic:
+            if self.config.ordering:
+                return classic_ordered_moves(state, tt_move, self._history)
+            return classic_moves(state)
+        actions = legal_actions(state)
+        if self.config.ordering:
+            return self._order(state, actions, tt_move)
+        return actions
 
     def _order(self, state: State, actions: Sequence[int], tt_move: int) -> list[int]:
         """TT move first, then captures (MVV/LVA), then by the history heuristic."""
@@ -1169,6 +1099,12 @@ class Searcher:
             keyed.append((key, action))
         keyed.sort(key=_first)
         return [a for _, a in keyed]
+
+
+def _classic_game_over(state: State) -> Outcome | None:
+    """:func:`jungle_core.outcome` on CLASSIC rules without repetition bans, except that a
+    mover without a legal move is left to the node (its move generator finds out)."""
+    return classic_outcome(state, check_moves=False)
 
 
 def _first(pair: tuple[int, int]) -> int:
