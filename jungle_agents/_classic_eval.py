@@ -42,7 +42,7 @@ __all__ = [
     "stuck_outcome",
 ]
 
-_V = {8: 100.0, 7: 90.0, 6: 80.0, 5: 50.0, 4: 40.0, 3: 35.0, 2: 30.0, 1: 45.0}
+_CLASSIC_PIECE_VALUES = {8: 100.0, 7: 90.0, 6: 80.0, 5: 50.0, 4: 40.0, 3: 35.0, 2: 30.0, 1: 45.0}
 
 
 @attrs.frozen
@@ -53,7 +53,7 @@ class ClassicWeights:
     (100.0, 5)
     """
 
-    value: dict[int, float] = attrs.field(factory=lambda: dict(_V), hash=False)
+    value: dict[int, float] = attrs.field(factory=lambda: dict(_CLASSIC_PIECE_VALUES), hash=False)
     """Piece value by rank (the Rat is worth more than its rank: it takes the Elephant)."""
     develop: float = 1.5
     """Per step of shortest-path progress toward the enemy den."""
@@ -169,11 +169,11 @@ def classic_moves(state: State) -> list[int]:
     ct = _ClassicTables.of(state.rules)
     board = state.board
     me = state.to_move
-    lo = me * 8
+    mover_base = me * 8
     out: list[int] = []
     water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
     for sq, c in enumerate(board):
-        if lo < c <= lo + 8:
+        if mover_base < c <= mover_base + 8:
             for action, target, crossed in moves[c][sq]:
                 if crossed and any(board[w] in (1, 9) for w in crossed):
                     continue
@@ -334,13 +334,13 @@ def classic_ordered_moves(state: State, first: int, history: dict[int, int]) -> 
     ct = _ClassicTables.of(state.rules)
     board = state.board
     me = state.to_move
-    lo = me * 8
+    mover_base = me * 8
     water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
     captures: list[tuple[int, int]] = []
     quiet: list[tuple[int, int]] = []
     has_first = False
     for sq, c in enumerate(board):
-        if lo < c <= lo + 8:
+        if mover_base < c <= mover_base + 8:
             for action, target, crossed in moves[c][sq]:
                 if crossed:
                     blocked = False
@@ -378,11 +378,11 @@ def classic_captures(state: State) -> list[int]:
     ct = _ClassicTables.of(state.rules)
     board = state.board
     me = state.to_move
-    lo = me * 8
+    mover_base = me * 8
     water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
     captures: list[tuple[int, int]] = []
     for sq, c in enumerate(board):
-        if lo < c <= lo + 8:
+        if mover_base < c <= mover_base + 8:
             for action, target, crossed in moves[c][sq]:
                 q = board[target]
                 if not q or (q - 1) >> 3 == me:

@@ -120,7 +120,7 @@ class DarkEvaluator:
         self._reveal_cache: dict[int, float] = {}
         self._pair_mean_cache: dict[int, float] = {}
         # the change of the face-down term when outcome o (= code - 1) leaves the set
-        self.fd_drop: tuple[float, ...] = tuple(
+        self.face_down_change_on_reveal: tuple[float, ...] = tuple(
             -(w.count + w.own_face_down) if o >> 3 == player else w.count + w.opp_face_down
             for o in range(16)
         )
@@ -159,7 +159,7 @@ class DarkEvaluator:
             count = 0
             for o in range(16):
                 if mask >> o & 1:
-                    total += self.piece[o + 1] + self.fd_drop[o]
+                    total += self.piece[o + 1] + self.face_down_change_on_reveal[o]
                     count += 1
             value = self._reveal_cache[mask] = total / count
         return value
@@ -226,7 +226,7 @@ class DarkEvaluator:
         after = dict(changes)
         pair = self.pair
         nbrs = self.neighbours
-        delta = self.fd_drop[o] if o >= 0 else 0.0
+        delta = self.face_down_change_on_reveal[o] if o >= 0 else 0.0
         for view_after in (False, True):
             sign = 1.0 if view_after else -1.0
             local = 0.0

@@ -84,11 +84,13 @@ _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TT_LIMIT = 3_000_000
 _REMOVES = (BattleResult.TAKE, BattleResult.BOTH)
 _TIE = 1e-6
+"""Root values closer than this are ties."""
+_CLOCK_CHECK_NODES = 4096
+"""The search reads the clock (for the time budget) once per this many nodes."""
 
 MAX_DEPTH = 64
 """The deepest ``depth`` (and ``qdepth``) a search takes: the recursion stays far inside
 Python's stack, and beyond it a search without ``time=`` would not end in any case."""
-"""Root values closer than this are ties."""
 
 
 class _Timeout(Exception):
@@ -236,12 +238,14 @@ class Searcher:
             else:
                 evaluator = ClassicEvaluator(rules, player)
         self.evaluator: Evaluator = evaluator
-        self._dark: DarkEvaluator | None = (
-            evaluator if isinstance(evaluator, DarkEvaluator) and incremental else None
-        )
-        self._dark_eval: DarkEvaluator | None = (
+        # the evaluator when it is the DARK one: its local changes score the children of
+        # the board quiescence search without building states
+        self._dark_evaluator: DarkEvaluator | None = (
             evaluator if isinstance(evaluator, DarkEvaluator) else None
         )
+        # the same, when the DARK frontier scores its children incrementally too (None:
+        # the frontier builds and evaluates every child)
+        self._incremental_evaluator = self._dark_evaluator if incremental else None
         contempt = self.config.contempt
         self._draw = -contempt
         limit = rules.no_removal_limit if rules.is_dark else 0
@@ -270,22 +274,23 @@ class Searcher:
         )
         t = tables(rules)
         self._step = t.step
-        self._nbr_dirs = t.neighbours
+        self._neighbours_with_dirs = t.neighbours
         self._battle = t.battle
-        self._n = rules.num_squares
-        self._dark_rules = rules.is_dark
+        self._num_squares = rules.num_squares
+        self._rules_are_dark = rules.is_dark  # chance nodes, the DARK move and capture tables
         # a removal gives back at most the whole cost of the quiet plies before it
         self._max_change = evaluator.max_ply_change() + contempt
         self._tt: dict[State, tuple[int, float, int, int]] = {}
         self._history: dict[int, int] = {}
         self.nodes = 0
         self._deadline = _INF
-        self._check = 0
+        self._nodes_since_clock_check = 0
         # terminal-free frontier: see _frontier_safe
         self._reveal_any = rules.reveal == "any"
         self._reply = self.config.reply and rules.is_dark and not self.config.quiescence
-        self._me_lo = player * 8
-        self._opp_lo = (1 - player) * 8
+        # player p's face-up codes are p * 8 + rank: base < code <= base + 8
+        self._own_code_base = player * 8
+        self._opp_code_base = (1 - player) * 8
 
     # ----------------------------------------------------------------- public
 
@@ -428,14 +433,14 @@ class Searcher:
         can remove it (take it, or both be removed)."""
         board = state.board
         battle = self._battle
-        me_lo = self._me_lo
-        opp_lo = self._opp_lo
+        own_base = self._own_code_base
+        opp_base = self._opp_code_base
         for sq, c in enumerate(board):
-            if me_lo < c <= me_lo + 8:
+            if own_base < c <= own_base + 8:
                 row = c * 20
-                for _, nb in self._nbr_dirs[sq]:
+                for _, nb in self._neighbours_with_dirs[sq]:
                     q = board[nb]
-                    if opp_lo < q <= opp_lo + 8 and battle[row + q] in _REMOVES:
+                    if opp_base < q <= opp_base + 8 and battle[row + q] in _REMOVES:
                         return True
         return False
 
@@ -471,9 +476,9 @@ class Searcher:
         multiplied by ``sign`` (+1 or -1: exact in floating point), so that the mover
         always maximises."""
         self.nodes += 1
-        self._check += 1
-        if self._check >= 4096:
-            self._check = 0
+        self._nodes_since_clock_check += 1
+        if self._nodes_since_clock_check >= _CLOCK_CHECK_NODES:
+            self._nodes_since_clock_check = 0
             if time.perf_counter() > self._deadline:
                 raise _Timeout
         result = self._game_over(state)
@@ -513,7 +518,7 @@ class Searcher:
         maximizing = state.to_move == self.player
         if (
             depth == 1
-            and self._dark is not None
+            and self._incremental_evaluator is not None
             # with the reply, a child may need its own answer: build the children
             and not (self._reply and maximizing and state.face_down_mask.bit_count() <= 1)
             and self._frontier_safe(state)
@@ -528,7 +533,7 @@ class Searcher:
             if not actions:  # only the CLASSIC move generator leaves this to the node
                 return self._score(stuck_outcome(state), depth)
             ab = cfg.alphabeta
-            chance = self._dark_rules  # CLASSIC actions have no chance outcomes
+            chance = self._rules_are_dark  # CLASSIC actions have no chance outcomes
             sign = 1.0 if maximizing else -1.0
             # the window as the mover sees it: it raises ``low``, and ``high`` cuts
             low, high = (alpha, beta) if maximizing else (-beta, -alpha)
@@ -614,7 +619,7 @@ class Searcher:
     def _no_end_within(self, state: State, plies: int) -> bool:
         """True when no game can end within ``plies`` plies of ``state`` (DARK only)."""
         rules = self.rules
-        if not self._dark_rules:
+        if not self._rules_are_dark:
             return False
         if rules.no_removal_limit and state.plies_since_removal + plies >= rules.no_removal_limit:
             return False
@@ -638,7 +643,7 @@ class Searcher:
     def _frontier(self, state: State, maximizing: bool) -> tuple[float, int]:
         """Depth-1 node on DARK: the best expected evaluation over the actions, each child
         scored from the parent's evaluation by the local change (no child is built)."""
-        assert self._dark is not None
+        assert self._incremental_evaluator is not None
         base = self._evaluate(state)
         deltas = self._frontier_deltas(state)
         best_delta, best_action = max(deltas) if maximizing else min(deltas)
@@ -648,30 +653,30 @@ class Searcher:
         """``(expected change of the evaluation, action)`` for every legal action (the
         quiet-ply cost of ``contempt`` included: a child without a removal costs one more
         quiet ply, one with a removal gives back the plies so far)."""
-        ev = self._dark
+        ev = self._incremental_evaluator
         assert ev is not None
         quiet = -self._quiet_cost
         reset = self._quiet_cost * state.plies_since_removal
         board = state.board
         me = state.to_move
         mask = state.face_down_mask
-        n = self._n
+        n = self._num_squares
         piece = ev.piece
         pair = ev.pair
         nbrs = ev.neighbours
         step = self._step
         battle = self._battle
         out: list[tuple[float, int]] = []
-        iso = ev.isolated_reveal_delta
+        isolated_reveal_delta = ev.isolated_reveal_delta
         pair_mean = ev.pair_mean
-        fd_drop = ev.fd_drop
+        face_down_change_on_reveal = ev.face_down_change_on_reveal
         count = 0
         for action in legal_actions(state):
             if action < n:
                 sq = action
                 c0 = board[sq]
                 reveal_mask = mask if c0 == 17 else (mask & 0xFF if c0 == 18 else mask & 0xFF00)
-                delta = iso(reveal_mask) + quiet
+                delta = isolated_reveal_delta(reveal_mask) + quiet
                 for nb in nbrs[sq]:
                     q = board[nb]
                     if 0 < q < 17:
@@ -727,7 +732,7 @@ class Searcher:
                     total = 0.0
                     for o in outs:
                         c = o + 1
-                        d = fd_drop[o]
+                        d = face_down_change_on_reveal[o]
                         result = BattleResult.FORBIDDEN if (c - 1) >> 3 == me else battle[prow + c]
                         if result == BattleResult.FORBIDDEN:
                             # c turns up on t, next to p
@@ -757,27 +762,27 @@ class Searcher:
         may capture or stand pat, so the child's evaluation bounds its value (from above
         when the opponent minimises). Actions whose bound cannot beat the best exact value
         so far are skipped; the others are searched child by child, in order of bound."""
-        ev = self._dark
+        ev = self._incremental_evaluator
         assert ev is not None
         board = state.board
         me = state.to_move
         mask = state.face_down_mask
-        n = self._n
+        n = self._num_squares
         nbrs = ev.neighbours
         step = self._step
         battle = self._battle
         qdepth = self.config.qdepth
         base = self._evaluate(state)
         quiet_plies = state.plies_since_removal
-        opp_lo = (1 - me) * 8
-        me_lo = me * 8
+        opp_base = (1 - me) * 8
+        mover_base = me * 8
         # the opponent's captures in this state, as (from, to) squares
         caps: list[tuple[int, int]] = []
         for sq, c in enumerate(board):
-            if opp_lo < c <= opp_lo + 8:
+            if opp_base < c <= opp_base + 8:
                 for nb in nbrs[sq]:
                     q = board[nb]
-                    if me_lo < q <= me_lo + 8 and battle[c * 20 + q] in _REMOVES:
+                    if mover_base < q <= mover_base + 8 and battle[c * 20 + q] in _REMOVES:
                         caps.append((sq, nb))
         sign = 1.0 if maximizing else -1.0
         exact: list[tuple[float, int]] = []  # (sign * delta, action), exact
@@ -826,7 +831,7 @@ class Searcher:
                     for x, code in changes:
                         b[x] = code
                     child_board = tuple(b)
-                    value = self._qboard(
+                    value = self._quiesce_board(
                         child_board,
                         1 - me,
                         base + delta,
@@ -857,20 +862,23 @@ class Searcher:
         for f, t in caps:
             if f not in changed and t not in changed:
                 return True
-        ev = self._dark
+        ev = self._incremental_evaluator
         assert ev is not None
         battle = self._battle
-        opp_lo = (1 - me) * 8
-        me_lo = me * 8
+        opp_base = (1 - me) * 8
+        mover_base = me * 8
         for x, code in changes:
             if not 0 < code < 17:
                 continue
             for nb in ev.neighbours[x]:
                 other = changed.get(nb, board[nb])
-                if opp_lo < code <= opp_lo + 8:
-                    if me_lo < other <= me_lo + 8 and battle[code * 20 + other] in _REMOVES:
+                if opp_base < code <= opp_base + 8:
+                    if (
+                        mover_base < other <= mover_base + 8
+                        and battle[code * 20 + other] in _REMOVES
+                    ):
                         return True
-                elif opp_lo < other <= opp_lo + 8 and battle[other * 20 + code] in _REMOVES:
+                elif opp_base < other <= opp_base + 8 and battle[other * 20 + code] in _REMOVES:
                     return True
         return False
 
@@ -880,10 +888,10 @@ class Searcher:
         """Moves onto an opposing face-up piece that remove it (take or both removed),
         most valuable victim first."""
         board = state.board
-        n = self._n
+        n = self._num_squares
         battle = self._battle
         out: list[tuple[int, int]] = []
-        if self._dark_rules:
+        if self._rules_are_dark:
             for action in legal_actions(state):
                 if action < n:
                     continue
@@ -899,7 +907,7 @@ class Searcher:
         return [a for _, a in out]
 
     def _board_quiesce_ok(self, mask: int, ply: int) -> bool:
-        """Whether :meth:`_qboard` may search captures from a DARK position: nobody can be
+        """Whether :meth:`_quiesce_board` may search captures from a DARK position: nobody can be
         left without a legal action (a reveal stays possible, captures keep the face-down
         set) and no ply limit falls within the quiescence horizon."""
         rules = self.rules
@@ -917,7 +925,7 @@ class Searcher:
                 counts[(c - 1) >> 3] += 1
         return counts
 
-    def _qboard(
+    def _quiesce_board(
         self,
         board: tuple[int, ...],
         to_move: int,
@@ -933,20 +941,20 @@ class Searcher:
         ``quiet_plies`` the plies since a removal (every capture resets them)."""
         if qdepth == 0:
             return stand
-        ev = self._dark_eval
+        ev = self._dark_evaluator
         assert ev is not None
         battle = self._battle
-        n = self._n
-        lo = to_move * 8
-        opp_lo = 8 - lo
+        n = self._num_squares
+        mover_base = to_move * 8
+        opp_base = 8 - mover_base
         caps: list[tuple[int, int]] = []
-        dirs = self._nbr_dirs
+        dirs = self._neighbours_with_dirs
         for sq, c in enumerate(board):
-            if lo < c <= lo + 8:
+            if mover_base < c <= mover_base + 8:
                 row = c * 20
                 for d, nb in dirs[sq]:
                     q = board[nb]
-                    if opp_lo < q <= opp_lo + 8:
+                    if opp_base < q <= opp_base + 8:
                         r = battle[row + q]
                         if r in _REMOVES:
                             caps.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), n + 4 * sq + d))
@@ -982,7 +990,7 @@ class Searcher:
                 else:
                     v = WIN if child_counts[self.player] else -WIN
             else:
-                v = self._qboard(
+                v = self._quiesce_board(
                     tuple(b),
                     opp,
                     stand + delta + given_back,
@@ -1003,12 +1011,13 @@ class Searcher:
         return sign * best
 
     def _quiesce(self, state: State, alpha: float, beta: float, qdepth: int) -> float:
-        if self._dark_eval is not None and self._board_quiesce_ok(state.face_down_mask, state.ply):
-            return self._qboard(
+        mask = state.face_down_mask
+        if self._dark_evaluator is not None and self._board_quiesce_ok(mask, state.ply):
+            return self._quiesce_board(
                 state.board,
                 state.to_move,
                 self._evaluate(state),
-                self._piece_counts(state.board, state.face_down_mask),
+                self._piece_counts(state.board, mask),
                 alpha,
                 beta,
                 qdepth,
@@ -1076,10 +1085,10 @@ class Searcher:
     def _order(self, state: State, actions: Sequence[int], tt_move: int) -> list[int]:
         """TT move first, then captures (MVV/LVA), then by the history heuristic."""
         board = state.board
-        n = self._n
+        n = self._num_squares
         step = self._step
         history = self._history
-        dark = self._dark_rules
+        dark = self._rules_are_dark
         keyed: list[tuple[int, int]] = []
         for action in actions:
             if action == tt_move:

@@ -31,7 +31,7 @@ class RandomAgent:
         return actions[int(rng.integers(len(actions)))]
 
 
-_V = {8: 80.0, 7: 70.0, 6: 60.0, 5: 50.0, 4: 40.0, 3: 30.0, 2: 20.0, 1: 30.0}
+_GREEDY_PIECE_VALUES = {8: 80.0, 7: 70.0, 6: 60.0, 5: 50.0, 4: 40.0, 3: 30.0, 2: 20.0, 1: 30.0}
 
 
 @attrs.frozen
@@ -42,7 +42,7 @@ class GreedyWeights:
     (80.0, 0.8)
     """
 
-    values: dict[int, float] = attrs.field(factory=lambda: dict(_V), hash=False)
+    values: dict[int, float] = attrs.field(factory=lambda: dict(_GREEDY_PIECE_VALUES), hash=False)
     """V of a revealed piece by rank."""
     face_down: float = 30.0
     """V of each face-down piece a player still has."""
@@ -142,10 +142,10 @@ class _Heuristic:
         forward = self.forward
         value_of = self.value_of
         other = 0.0
-        lo = player * 8
+        own_base = player * 8
         for sq, c in enumerate(board):
             if 0 < c < 17:
-                if lo < c <= lo + 8:
+                if own_base < c <= own_base + 8:
                     own += value_of[c]
                     other += place[sq]
                 else:
