@@ -23,7 +23,8 @@ from jungle_agents._base import (
 from jungle_agents._builtin import register_builtin_agents
 from jungle_agents._classic_eval import ClassicEvaluator, ClassicWeights, classic_moves
 from jungle_agents._dark_eval import DarkEvaluator, DarkWeights
-from jungle_agents._search import WIN, MinimaxAgent, SearchConfig, Searcher, SearchInfo
+from jungle_agents._minimax import MinimaxAgent
+from jungle_agents._search import WIN, SearchConfig, Searcher, SearchInfo
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent, greedy_heuristic
 
 register_builtin_agents()

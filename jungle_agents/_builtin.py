@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from jungle_agents._base import Param, ParamValue, canonical_spec, register_agent
 from jungle_agents._dark_eval import DarkWeights
-from jungle_agents._search import MinimaxAgent, SearchConfig
+from jungle_agents._minimax import MinimaxAgent
+from jungle_agents._search_config import SearchConfig
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent
 from jungle_core import Rules
 

@@ -1,0 +1,111 @@
+"""The Minimax agent's settings (:class:`SearchConfig`, validated when built) and what one
+decision's search reports (:class:`SearchInfo`).
+
+What each switch does to the search is described in :mod:`jungle_agents._search`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import attrs
+
+__all__ = ["MAX_DEPTH", "WIN", "SearchConfig", "SearchInfo"]
+
+WIN = 100_000.0
+"""The value of a won game (plus the depth left, so that sooner wins score higher)."""
+
+MAX_DEPTH = 64
+"""The deepest ``depth`` (and ``qdepth``) a search takes: the recursion stays far inside
+Python's stack, and beyond it a search without ``time=`` would not end in any case."""
+
+
+@attrs.frozen
+class SearchConfig:
+    """How the Minimax agent searches (each enhancement switchable for ablations).
+
+    >>> SearchConfig().depth, SearchConfig(depth=6, quiescence=True).quiescence
+    (3, True)
+    """
+
+    depth: int = 3
+    """Maximum depth in decisions (chance nodes take none); at least 1."""
+    alphabeta: bool = True
+    """Alpha-beta windows at decision nodes."""
+    ordering: bool = True
+    """Move ordering (TT move, captures MVV/LVA, history heuristic)."""
+    tt: bool = True
+    """Transposition table keyed on the state."""
+    star1: bool = True
+    """Star1 pruning at chance nodes (needs ``alphabeta``)."""
+    quiescence: bool = False
+    """Quiescence search on captures at depth 0."""
+    qdepth: int = 6
+    """Maximum plies of the quiescence search."""
+    reply: bool = True
+    """DARK, without quiescence, once no piece is face down: at the horizon, when the
+    opponent is to move and one of its pieces stands next to one of the agent's that can
+    remove it, the opponent gets one more ply to answer before the evaluation. Otherwise
+    a search of odd depth, which ends on the agent's own move, counts a threat it has
+    just made as if the opponent had to leave it standing (the adjacency term of SPEC
+    §7), and in an endgame chases a piece that simply steps away. (While pieces are face
+    down, the answer would multiply the chance nodes of the frontier, and the search's
+    cost with it.) See the README for the measured effect."""
+    time: float = 0.0
+    """Time budget per decision in seconds; > 0 turns on iterative deepening."""
+    margin: float = 2.0
+    """Root actions within this much of the best value count as equally good, and
+    ``tiebreak`` chooses among them (0: exact ties only). Two points are a fifth of one
+    rank point and a tenth of the smallest adjacency term: differences that small come
+    from averaging over chance outcomes, not from a real difference between the moves.
+    Forced wins and losses always use exact ties."""
+    contempt: float = 100.0
+    """How much worse than an even position the agent holds a draw: a finished game
+    drawn scores ``-contempt`` instead of 0. Where the rules draw after a run of plies
+    without a removal (DARK's 100), every position also carries its share of that draw,
+    ``contempt * plies_since_removal / no_removal_limit`` subtracted from its evaluation,
+    so that the cost grows with each quiet ply up to the draw itself: the agent values a
+    removal (a capture, a trade, and in the end a sacrifice) for the plies it gives back,
+    instead of only noticing the draw when it falls inside the horizon. 0 is SPEC §7's
+    literal scoring; see the README for the measured effect."""
+    tiebreak: str = "approach"
+    """Among equally valued root actions (values within ``1e-6``): ``"approach"`` plays
+    one that brings the mover's pieces closest to enemy pieces they can remove (then at
+    random), ``"random"`` any of them at random. The evaluation alone gives no reason to
+    walk toward a distant enemy, so with ``"random"`` won endgames often drift into the
+    no-removal draw; see the README for the measured difference."""
+
+    def __attrs_post_init__(self) -> None:
+        # one rule for every float: finite (nan compares false everywhere and inf overflows)
+        for name in ("time", "margin", "contempt"):
+            if not math.isfinite(getattr(self, name)):
+                raise ValueError(f"{name} must be a finite number, not {getattr(self, name)}")
+        if not 1 <= self.depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be 1..{MAX_DEPTH}, not {self.depth}")
+        if not 0 <= self.qdepth <= MAX_DEPTH:
+            raise ValueError(f"qdepth must be 0..{MAX_DEPTH}, not {self.qdepth}")
+        if self.time < 0:
+            raise ValueError(f"time must be >= 0 seconds, not {self.time}")
+        if self.margin < 0:
+            raise ValueError(f"margin must be >= 0, not {self.margin}")
+        if not 0 <= self.contempt < WIN / 4:
+            raise ValueError(f"contempt must be >= 0 and < {WIN / 4:g}, not {self.contempt}")
+        if self.tiebreak not in ("random", "approach"):
+            raise ValueError(f"tiebreak must be 'random' or 'approach', not {self.tiebreak!r}")
+
+
+@attrs.frozen
+class SearchInfo:
+    """What one decision's search did.
+
+    - ``action``: the chosen action; ``value``: its value for the agent (of the deepest
+      completed iteration).
+    - ``depth``: the deepest completed depth; ``nodes``: positions expanded or evaluated;
+      ``seconds``: wall time.
+    """
+
+    action: int
+    value: float
+    depth: int
+    nodes: int
+    seconds: float
