@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import attrs
 
+from jungle_agents._pairs import pair_table
 from jungle_core import Rules, State
 from jungle_core._tables import BattleResult, tables
 
@@ -94,26 +95,13 @@ class DarkEvaluator:
         self.forward: tuple[tuple[int, ...], ...] = tuple(
             tuple(nb for d, nb in pairs if d in (1, 3)) for pairs in t.neighbours
         )
-        battle = t.battle
         piece = [0.0] * 20
         for code in range(1, 17):
             owner, rank = (code - 1) >> 3, ((code - 1) & 7) + 1
             sign = 1.0 if owner == player else -1.0
             piece[code] = sign * (w.count + w.rank * rank)
-        pair = [0.0] * 400
-        for p in range(1, 17):
-            for q in range(1, 17):
-                if (p - 1) >> 3 == (q - 1) >> 3:
-                    continue
-                mine, theirs = (p, q) if (p - 1) >> 3 == player else (q, p)
-                value = 0.0
-                if battle[mine * 20 + theirs] == BattleResult.TAKE:
-                    value += w.take
-                if battle[theirs * 20 + mine] == BattleResult.TAKE:
-                    value -= w.taken
-                pair[p * 20 + q] = value
         self.piece: tuple[float, ...] = tuple(piece)
-        self.pair: tuple[float, ...] = tuple(pair)
+        self.pair = pair_table(rules, player, w.take, w.taken)
         self._own_shift = player * 8
         self._opp_shift = (1 - player) * 8
         self._fd_cache: dict[int, float] = {}

@@ -7,8 +7,9 @@ from typing import ClassVar
 import attrs
 import numpy as np
 
+from jungle_agents._pairs import pair_table
 from jungle_core import Rules, State, legal_actions, transitions
-from jungle_core._tables import BattleResult, tables
+from jungle_core._tables import tables
 
 __all__ = ["GreedyAgent", "GreedyWeights", "RandomAgent", "greedy_heuristic"]
 
@@ -112,22 +113,10 @@ class _Heuristic:
         self.value_of = tuple(
             [0.0] + [w.values[((c - 1) & 7) + 1] for c in range(1, 17)] + [0.0, 0.0, 0.0]
         )
-        # safety[p * 20 + q] for adjacent codes, from player 0's and player 1's view
-        battle = t.battle
-        safety: list[list[float]] = [[0.0] * 400, [0.0] * 400]
-        for player in (0, 1):
-            for p in range(1, 17):
-                for q in range(1, 17):
-                    if (p - 1) >> 3 == (q - 1) >> 3:
-                        continue
-                    mine, theirs = (p, q) if (p - 1) >> 3 == player else (q, p)
-                    s = 0.0
-                    if battle[mine * 20 + theirs] == BattleResult.TAKE:
-                        s += w.take
-                    if battle[theirs * 20 + mine] == BattleResult.TAKE:
-                        s -= w.taken
-                    safety[player][p * 20 + q] = w.safety * s
-        self.safety = (tuple(safety[0]), tuple(safety[1]))
+        # safety[player][p * 20 + q] for adjacent codes, from player 0's and player 1's view
+        self.safety = tuple(
+            pair_table(rules, player, w.take, w.taken, w.safety) for player in (0, 1)
+        )
 
     def value(self, state: State, player: int) -> float:
         w = self.w

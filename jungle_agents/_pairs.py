@@ -1,0 +1,47 @@
+"""The adjacent-pair table that the DARK evaluation and Greedy's safety term share.
+
+Both score every pair of face-up pieces of opposite sides on adjacent squares, from one
+player's view: a weight ``take`` when that player's piece can take the other, less a
+weight ``taken`` when the other can take it. "Can take" is the rule set's battle table
+(:class:`jungle_core._tables.BattleResult` ``TAKE``: an equal-rank trade does not count).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from jungle_core import Rules
+from jungle_core._tables import BattleResult, tables
+
+__all__ = ["pair_table"]
+
+
+@functools.cache
+def pair_table(
+    rules: Rules, player: int, take: float, taken: float, scale: float = 1.0
+) -> tuple[float, ...]:
+    """``table[p * 20 + q]``: ``scale * (take * [mine takes theirs] - taken * [theirs
+    takes mine])`` for face-up codes ``p`` and ``q`` of opposite owners, ``mine`` being
+    the one of ``player``'s; 0 for every other pair of codes (0..19 each).
+
+    >>> from jungle_core import DARK
+    >>> table = pair_table(DARK, 0, 20.0, 15.0)
+    >>> table[8 * 20 + 12], table[12 * 20 + 8]   # E (player 0) next to w: E can take it
+    (20.0, 20.0)
+    >>> table[1 * 20 + 16], table[1 * 20 + 9]   # R next to e (R takes E), R next to r
+    (20.0, 0.0)
+    """
+    battle = tables(rules).battle
+    table = [0.0] * 400
+    for p in range(1, 17):
+        for q in range(1, 17):
+            if (p - 1) >> 3 == (q - 1) >> 3:
+                continue
+            mine, theirs = (p, q) if (p - 1) >> 3 == player else (q, p)
+            value = 0.0
+            if battle[mine * 20 + theirs] == BattleResult.TAKE:
+                value += take
+            if battle[theirs * 20 + mine] == BattleResult.TAKE:
+                value -= taken
+            table[p * 20 + q] = scale * value
+    return tuple(table)
