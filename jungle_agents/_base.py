@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.metadata
 import math
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 import attrs
@@ -29,6 +29,7 @@ __all__ = [
     "agent_kinds",
     "describe_agents",
     "make_agent",
+    "params_of",
     "parse_spec",
     "register_agent",
 ]
@@ -119,6 +120,45 @@ class Param:
         if self.choices and value not in self.choices:
             raise AgentSpecError(f"{where}={text!r} must be one of {list(self.choices)}")
         return value
+
+
+_KINDS: dict[str, type] = {"int": int, "float": float, "bool": bool, "str": str}
+
+
+def params_of(
+    cls: type[attrs.AttrsInstance], names: Sequence[str] | None = None, *, help_prefix: str = ""
+) -> dict[str, Param]:
+    """Spec parameters declared by the fields of an attrs class: a field with a ``help``
+    in its ``metadata`` (and ``choices``, if only some values are allowed) is a parameter
+    of its own type (``int``, ``float``, ``bool`` or ``str``) and default, so that each is
+    written once, on the field. ``names`` picks fields and their order (by default every
+    field with a ``help``, in order); ``help_prefix`` starts each help text.
+
+    >>> @attrs.frozen
+    ... class Knobs:
+    ...     depth: int = attrs.field(default=2, metadata={"help": "how deep"})
+    ...     scale: float = 1.0
+    >>> params_of(Knobs)
+    {'depth': Param(kind=<class 'int'>, default=2, help='how deep', choices=())}
+    """
+    fields = {f.name: f for f in attrs.fields(cls)}
+    chosen = [n for n, f in fields.items() if "help" in f.metadata] if names is None else names
+    out: dict[str, Param] = {}
+    for name in chosen:
+        field = fields[name]
+        kind = _KINDS.get(field.type if isinstance(field.type, str) else field.type.__name__)
+        if kind is None or "help" not in field.metadata or field.default is attrs.NOTHING:
+            raise TypeError(
+                f"{cls.__name__}.{name} is not a parameter: it needs an int, float, bool or "
+                "str type, a plain default and a help text in its metadata"
+            )
+        out[name] = Param(
+            kind,
+            field.default,
+            help_prefix + field.metadata["help"],
+            tuple(field.metadata.get("choices", ())),
+        )
+    return out
 
 
 AgentFactory = Callable[..., Agent]

@@ -37,17 +37,21 @@ class DarkWeights:
     (10.0, 5.0)
     """
 
-    count: float = 1.0
+    count: float = attrs.field(default=1.0, metadata={"help": "piece count difference"})
     """Per piece (face up or down) of self, minus per piece of the opponent."""
-    rank: float = 10.0
+    rank: float = attrs.field(default=10.0, metadata={"help": "revealed rank sum difference"})
     """Per rank point of self's revealed pieces, minus the opponent's."""
-    own_face_down: float = 5.0
+    own_face_down: float = attrs.field(default=5.0, metadata={"help": "own face-down pieces"})
     """Per face-down piece of self."""
-    opp_face_down: float = 10.0
+    opp_face_down: float = attrs.field(
+        default=10.0, metadata={"help": "opponent's face-down pieces (subtracted)"}
+    )
     """Subtracted per face-down piece of the opponent."""
-    take: float = 20.0
+    take: float = attrs.field(default=20.0, metadata={"help": "adjacent pair where self can take"})
     """Per adjacent (self p, opp q) pair where p can take q."""
-    taken: float = 15.0
+    taken: float = attrs.field(
+        default=15.0, metadata={"help": "adjacent pair where self can be taken"}
+    )
     """Subtracted per adjacent (self p, opp q) pair where q can take p."""
 
     def max_ply_change(self) -> float:

@@ -10,7 +10,7 @@ import math
 
 import attrs
 
-__all__ = ["MAX_DEPTH", "WIN", "SearchConfig", "SearchInfo"]
+__all__ = ["MAX_DEPTH", "TIEBREAKS", "WIN", "SearchConfig", "SearchInfo"]
 
 WIN = 100_000.0
 """The value of a won game (plus the depth left, so that sooner wins score higher)."""
@@ -19,30 +19,50 @@ MAX_DEPTH = 64
 """The deepest ``depth`` (and ``qdepth``) a search takes: the recursion stays far inside
 Python's stack, and beyond it a search without ``time=`` would not end in any case."""
 
+TIEBREAKS = ("approach", "random")
+"""The values of :attr:`SearchConfig.tiebreak`."""
+
 
 @attrs.frozen
 class SearchConfig:
     """How the Minimax agent searches (each enhancement switchable for ablations).
 
+    Each field's ``metadata`` holds its one-line ``help`` (and ``choices``), from which the
+    agent registry builds the ``minimax`` spec parameters (:mod:`jungle_agents._builtin`).
+
     >>> SearchConfig().depth, SearchConfig(depth=6, quiescence=True).quiescence
     (3, True)
     """
 
-    depth: int = 3
+    depth: int = attrs.field(
+        default=3, metadata={"help": "search depth in decisions (chance nodes take none)"}
+    )
     """Maximum depth in decisions (chance nodes take none); at least 1."""
-    alphabeta: bool = True
+    alphabeta: bool = attrs.field(
+        default=True, metadata={"help": "alpha-beta pruning at decision nodes"}
+    )
     """Alpha-beta windows at decision nodes."""
-    ordering: bool = True
+    ordering: bool = attrs.field(
+        default=True, metadata={"help": "move ordering (TT move, MVV/LVA, history)"}
+    )
     """Move ordering (TT move, captures MVV/LVA, history heuristic)."""
-    tt: bool = True
+    tt: bool = attrs.field(
+        default=True, metadata={"help": "transposition table keyed on the state"}
+    )
     """Transposition table keyed on the state."""
-    star1: bool = True
+    star1: bool = attrs.field(default=True, metadata={"help": "Star1 pruning at chance nodes"})
     """Star1 pruning at chance nodes (needs ``alphabeta``)."""
-    quiescence: bool = False
+    quiescence: bool = attrs.field(
+        default=False, metadata={"help": "quiescence search on captures"}
+    )
     """Quiescence search on captures at depth 0."""
-    qdepth: int = 6
+    qdepth: int = attrs.field(
+        default=6, metadata={"help": "maximum plies of the quiescence search"}
+    )
     """Maximum plies of the quiescence search."""
-    reply: bool = True
+    reply: bool = attrs.field(
+        default=True, metadata={"help": "at the horizon the opponent may answer a threat (DARK)"}
+    )
     """DARK, without quiescence, once no piece is face down: at the horizon, when the
     opponent is to move and one of its pieces stands next to one of the agent's that can
     remove it, the opponent gets one more ply to answer before the evaluation. Otherwise
@@ -51,15 +71,22 @@ class SearchConfig:
     §7), and in an endgame chases a piece that simply steps away. (While pieces are face
     down, the answer would multiply the chance nodes of the frontier, and the search's
     cost with it.) See the README for the measured effect."""
-    time: float = 0.0
+    time: float = attrs.field(
+        default=0.0, metadata={"help": "seconds per decision; > 0: iterative deepening to depth"}
+    )
     """Time budget per decision in seconds; > 0 turns on iterative deepening."""
-    margin: float = 2.0
+    margin: float = attrs.field(
+        default=2.0, metadata={"help": "root values within this of the best count as ties"}
+    )
     """Root actions within this much of the best value count as equally good, and
     ``tiebreak`` chooses among them (0: exact ties only). Two points are a fifth of one
     rank point and a tenth of the smallest adjacency term: differences that small come
     from averaging over chance outcomes, not from a real difference between the moves.
     Forced wins and losses always use exact ties."""
-    contempt: float = 100.0
+    contempt: float = attrs.field(
+        default=100.0,
+        metadata={"help": "a draw scores -contempt; quiet plies cost their share of it (DARK)"},
+    )
     """How much worse than an even position the agent holds a draw: a finished game
     drawn scores ``-contempt`` instead of 0. Where the rules draw after a run of plies
     without a removal (DARK's 100), every position also carries its share of that draw,
@@ -68,7 +95,13 @@ class SearchConfig:
     removal (a capture, a trade, and in the end a sacrifice) for the plies it gives back,
     instead of only noticing the draw when it falls inside the horizon. 0 is SPEC §7's
     literal scoring; see the README for the measured effect."""
-    tiebreak: str = "approach"
+    tiebreak: str = attrs.field(
+        default="approach",
+        metadata={
+            "help": "among equal root values: approach enemy pieces, or at random",
+            "choices": TIEBREAKS,
+        },
+    )
     """Among equally valued root actions (values within ``1e-6``): ``"approach"`` plays
     one that brings the mover's pieces closest to enemy pieces they can remove (then at
     random), ``"random"`` any of them at random. The evaluation alone gives no reason to
@@ -90,7 +123,7 @@ class SearchConfig:
             raise ValueError(f"margin must be >= 0, not {self.margin}")
         if not 0 <= self.contempt < WIN / 4:
             raise ValueError(f"contempt must be >= 0 and < {WIN / 4:g}, not {self.contempt}")
-        if self.tiebreak not in ("random", "approach"):
+        if self.tiebreak not in TIEBREAKS:
             raise ValueError(f"tiebreak must be 'random' or 'approach', not {self.tiebreak!r}")
 
 

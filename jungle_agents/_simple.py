@@ -45,19 +45,27 @@ class GreedyWeights:
 
     values: dict[int, float] = attrs.field(factory=lambda: dict(_GREEDY_PIECE_VALUES), hash=False)
     """V of a revealed piece by rank."""
-    face_down: float = 30.0
+    face_down: float = attrs.field(
+        default=30.0, metadata={"help": "value of a face-down piece in H"}
+    )
     """V of each face-down piece a player still has."""
-    opp_material: float = 0.8
+    opp_material: float = attrs.field(
+        default=0.8, metadata={"help": "factor of the opponent's material in H"}
+    )
     """Factor of the opponent's material (subtracted)."""
-    position: float = 1.5
+    position: float = attrs.field(
+        default=1.5, metadata={"help": "factor of the position term of H"}
+    )
     """Factor of the position term (advance + centre of self's revealed pieces)."""
     advance: float = 5.0
     """Per row advanced (player 0: ``row``; player 1: ``rows - 1 - row``)."""
     centre: float = 5.0
     """For a piece on one of the two central columns."""
-    mobility: float = 2.0
+    mobility: float = attrs.field(
+        default=2.0, metadata={"help": "per legal action of H's mobility term"}
+    )
     """Per legal action self would have in the state."""
-    safety: float = 10.0
+    safety: float = attrs.field(default=10.0, metadata={"help": "factor of H's safety sum"})
     """Factor of the safety sum over adjacent (self p, opp q) pairs."""
     take: float = 15.0
     """Added to the safety sum when p can take q."""
