@@ -72,8 +72,10 @@ from jungle_agents._classic_eval import (
 )
 from jungle_agents._dark_eval import DarkEvaluator, DarkWeights
 from jungle_core import Outcome, Rules, State, legal_actions, outcome
-from jungle_core._game import _apply, _chance_mask, _mask_outcomes
 from jungle_core._tables import BattleResult, tables
+from jungle_core.lowlevel import apply as _apply
+from jungle_core.lowlevel import chance_mask as _chance_mask
+from jungle_core.lowlevel import mask_outcomes as _mask_outcomes
 
 __all__ = ["Evaluator", "MinimaxAgent", "SearchConfig", "SearchInfo", "Searcher"]
 

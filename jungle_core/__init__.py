@@ -122,6 +122,4 @@ def rules_by_name(name: str) -> Rules:
     try:
         return presets[name.strip().lower().replace("-", "_")]
     except KeyError:
-        raise JungleError(
-            f"unknown rule set {name!r}; choose one of {sorted(presets)}"
-        ) from None
+        raise JungleError(f"unknown rule set {name!r}; choose one of {sorted(presets)}") from None
