@@ -252,15 +252,11 @@ def step(state: State, action: int, rng: np.random.Generator) -> State:
     """
     if type(action) is not int:
         action = _as_int(action, "an action")
-    _check_not_over(state, action)
+    if outcome(state) is not None:
+        _check_not_over(state, action)
     if not was_listed(state, action):
         _check(state, action)
-    outcomes = mask_outcomes(chance_mask(state, action))
-    if not outcomes:
-        return apply(state, action, -1)
-    k = len(outcomes)
-    # rng.random() is several times cheaper than rng.integers() per call.
-    return apply(state, action, outcomes[min(int(rng.random() * k), k - 1)])
+    return apply(state, action, -1, rng)
 
 
 # ---------------------------------------------------------------------- game end

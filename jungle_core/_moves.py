@@ -16,7 +16,10 @@ import functools
 from collections.abc import Iterator
 from itertools import compress
 
+import numpy as np
+
 from jungle_core._codes import EMPTY, HIDDEN, HIDDEN_P0, HIDDEN_P1, NUM_CODES
+from jungle_core._rules import Rules
 from jungle_core._state import Outcome, Reason, State, next_state
 from jungle_core._tables import BattleResult, Tables, tables
 
@@ -25,6 +28,7 @@ __all__ = [
     "chance_mask",
     "classic_moves",
     "dark_battle",
+    "draw_outcome",
     "is_legal",
     "landing",
     "legal_actions",
@@ -42,6 +46,20 @@ _FORBIDDEN, _TAKE, _BOTH, _LOSE = (
 )
 _RATS = (1, 9)
 _LEAPERS = (6, 7)  # Tiger, Lion: the ranks that jump over water (CLASSIC)
+
+
+# The tables of the rule set last asked about, by identity: cheaper than the cached
+# ``tables()`` call (which hashes the Rules) on every ply of a game.
+_hot_rules: Rules | None = None
+_hot_tables: Tables | None = None
+
+
+def _tables(rules: Rules) -> Tables:
+    global _hot_rules, _hot_tables
+    if rules is not _hot_rules or _hot_tables is None:
+        _hot_tables = tables(rules)
+        _hot_rules = rules
+    return _hot_tables
 
 
 @functools.cache
@@ -65,7 +83,7 @@ def position_key(board: tuple[int, ...], to_move: int) -> int:
 def dark_legal(state: State) -> tuple[int, ...]:
     """DARK's legal actions, ascending (reveals, then moves)."""
     rules = state.rules
-    t = tables(rules)
+    t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
     board = state.board
     me = state.to_move
     moves_of = t.moves_of
@@ -168,7 +186,7 @@ def landing(t: Tables, board: tuple[int, ...], sq: int, d: int) -> int:
 
 
 def _classic_legal(state: State) -> tuple[int, ...]:
-    moves = tuple(a for a, _, _ in classic_moves(state.board, state.to_move, tables(state.rules)))
+    moves = tuple(a for a, _, _ in classic_moves(state.board, state.to_move, _tables(state.rules)))
     if state.rules.repetition == "ban_third":
         return tuple(a for a in moves if _repetition_ok(state, a))
     return moves
@@ -235,7 +253,7 @@ def is_legal(state: State, action: int) -> bool:
     c = board[sq]
     if not (me * 8 < c <= me * 8 + 8):
         return False
-    t = tables(rules)
+    t = _tables(rules)
     target = t.step[action - n]
     return target >= 0 and t.dark_target_ok[c][board[target]]
 
@@ -257,7 +275,7 @@ def chance_mask(state: State, action: int) -> int:
     else:
         if state.rules.variant != "dark":
             return 0
-        square = tables(state.rules).step[action - n]
+        square = _tables(state.rules).step[action - n]
     c = board[square]
     if c == HIDDEN:
         return state.face_down_mask
@@ -287,8 +305,31 @@ def dark_battle(t: Tables, me: int, attacker: int, defender: int) -> int:
     return t.battle[attacker * NUM_CODES + defender]
 
 
-def apply(state: State, action: int, outcome_index: int) -> State:
+def draw_outcome(state: State, action: int, rng: np.random.Generator) -> int:
+    """A chance outcome of a legal action drawn uniformly with ``rng`` (-1: no chance).
+
+    One ``rng.random()`` per chance event (several times cheaper than
+    ``rng.integers()``), none otherwise.
+
+    >>> from jungle_core import new_game
+    >>> 0 <= draw_outcome(new_game(), 0, np.random.default_rng(0)) < 16
+    True
+    """
+    outcomes = mask_outcomes(chance_mask(state, action))
+    if not outcomes:
+        return -1
+    k = len(outcomes)
+    return outcomes[min(int(rng.random() * k), k - 1)]
+
+
+def apply(
+    state: State, action: int, outcome_index: int, rng: np.random.Generator | None = None
+) -> State:
     """The next state after a legal action with a possible chance outcome (-1: none).
+
+    With ``rng`` given (and ``outcome_index`` -1), the outcome of an action that turns a
+    piece face up is drawn as :func:`draw_outcome` draws it, so a caller that samples
+    pays for chance only on the plies that have it.
 
     >>> from jungle_core import new_game
     >>> apply(new_game(), 0, 15).board[0]   # a1 turns out to be player 1's Elephant
@@ -302,15 +343,19 @@ def apply(state: State, action: int, outcome_index: int) -> State:
     in_play = state.in_play
     removed = False
     if action < n:
+        if rng is not None:
+            outcome_index = draw_outcome(state, action, rng)
         board[action] = outcome_index + 1
         mask &= ~(1 << outcome_index)
     elif rules.variant == "dark":
-        t = tables(rules)
+        t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
         sq = (action - n) >> 2
         target = t.step[action - n]
         p = board[sq]
         q = board[target]
         if q >= HIDDEN:
+            if rng is not None:
+                outcome_index = draw_outcome(state, action, rng)
             mask &= ~(1 << outcome_index)
             q = outcome_index + 1
             result = _FORBIDDEN if (q - 1) >> 3 == me else t.battle[p * NUM_CODES + q]
@@ -337,7 +382,7 @@ def apply(state: State, action: int, outcome_index: int) -> State:
             board[sq] = EMPTY
     else:
         sq = (action - n) >> 2
-        target = landing(tables(rules), state.board, sq, (action - n) & 3)
+        target = landing(_tables(rules), state.board, sq, (action - n) & 3)
         q = board[target]
         if q:
             removed = True
@@ -388,7 +433,7 @@ def _outcome(state: State) -> Outcome | None:
     rules = state.rules
     if rules.variant == "classic":
         board = state.board
-        dens = tables(rules).dens
+        dens = _tables(rules).dens
         den = board[dens[1]]
         if 0 < den <= 8:
             return Outcome(0, Reason.DEN_ENTERED)

@@ -13,7 +13,8 @@ are stated once, here, and a search asks instead of restating them.
 - :func:`tables`: per-rule-set lookup tables (neighbours, terrain, jumps, battle results
   ``battle[p * NUM_CODES + q]`` as :class:`BattleResult`).
 - :func:`apply`: the transition (``outcome_index`` -1 for an action without chance);
-  :func:`chance_mask` / :func:`mask_outcomes`: a reveal's possible outcomes.
+  :func:`chance_mask` / :func:`mask_outcomes`: a reveal's possible outcomes;
+  :func:`draw_outcome`: one drawn uniformly.
 - :func:`classic_moves`: CLASSIC's move generator, ``(action, from, to)``;
   :func:`landing`: where a move lands; :func:`dark_battle`: what a DARK attack does.
 - :func:`next_state`: the core's constructor for a computed successor.
@@ -46,6 +47,7 @@ from jungle_core._moves import (
     classic_moves,
     dark_battle,
     dark_legal,
+    draw_outcome,
     is_legal,
     landing,
     mask_outcomes,
@@ -68,6 +70,7 @@ __all__ = [
     "classic_moves",
     "dark_battle",
     "dark_legal",
+    "draw_outcome",
     "hidden_code",
     "is_legal",
     "landing",
