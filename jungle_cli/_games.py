@@ -47,7 +47,6 @@ from jungle_cli._views import (
     move_target,
     position_view,
 )
-from jungle_core._notation import describe_action
 
 __all__ = ["HUMAN", "MODES", "ServedGame"]
 
@@ -339,7 +338,7 @@ class ServedGame:
             raise BadRequestError(f"an action is an integer, not {action!r}")
         if action not in jc.legal_actions(state):
             raise BadRequestError(
-                f"{describe_action(state, action)} is not legal in {jc.to_fen(state)!r}"
+                f"{jc.describe_action(state, action)} is not legal in {jc.to_fen(state)!r}"
                 if 0 <= action < self.rules.num_actions
                 else f"action {action} is outside 0..{self.rules.num_actions - 1}"
             )

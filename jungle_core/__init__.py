@@ -36,6 +36,7 @@ from jungle_core._game import (
 )
 from jungle_core._notation import (
     action_to_str,
+    describe_action,
     from_fen,
     parse_action,
     parse_square,
@@ -82,6 +83,7 @@ __all__ = [
     "action_to_str",
     "can_take",
     "chance_outcomes",
+    "describe_action",
     "features",
     "from_fen",
     "is_chance_action",

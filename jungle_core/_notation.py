@@ -301,7 +301,12 @@ def action_to_str(state: State, action: int) -> str:
 
 
 def describe_action(state: State, action: int) -> str:
-    """Text for an action in an error message: its notation if it has one, else its number."""
+    """Text for an action in an error message: its notation if it has one, else its number.
+
+    >>> from jungle_core import new_game
+    >>> describe_action(new_game(), 3), describe_action(new_game(), 999)
+    ('?d1 (action 3)', 'action 999')
+    """
     try:
         return f"{action_to_str(state, action)} (action {action})"
     except IllegalActionError:

@@ -11,6 +11,7 @@ import functools
 
 import attrs
 
+from jungle_core._codes import HIDDEN, NUM_CODES
 from jungle_core._rules import Rules
 
 __all__ = ["BattleResult", "Tables", "can_take", "tables"]
@@ -52,7 +53,7 @@ class Tables:
     - ``step[sq * 4 + d]``: the neighbour of ``sq`` in direction ``d`` (0 = row - 1,
       1 = row + 1, 2 = col - 1, 3 = col + 1), or -1 off the board.
     - ``neighbours[sq]``: ``(d, neighbour)`` pairs in ascending ``d``.
-    - ``battle[p * 20 + q]``: the :class:`BattleResult` of face-up code ``p`` attacking
+    - ``battle[p * NUM_CODES + q]``: the :class:`BattleResult` of face-up code ``p`` attacking
       face-up code ``q`` (DARK options applied; CLASSIC ignores trap/water here).
     - ``water[sq]``, ``trap_of[sq]`` (the player whose den the trap guards, or -1),
       ``den_of[sq]`` (-1 or the den's owner), ``dens[player]``: CLASSIC terrain.
@@ -82,7 +83,7 @@ _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
 def _battle_table(rules: Rules) -> tuple[int, ...]:
-    table = [BattleResult.FORBIDDEN] * 400
+    table = [BattleResult.FORBIDDEN] * NUM_CODES * NUM_CODES
     for p in range(1, 17):
         for q in range(1, 17):
             if (p - 1) >> 3 == (q - 1) >> 3:
@@ -100,7 +101,7 @@ def _battle_table(rules: Rules) -> tuple[int, ...]:
                 result = BattleResult.LOSE
             else:
                 result = BattleResult.FORBIDDEN
-            table[p * 20 + q] = result
+            table[p * NUM_CODES + q] = result
     return tuple(table)
 
 
@@ -159,11 +160,11 @@ def tables(rules: Rules) -> Tables:
     dark_target_ok = tuple(
         tuple(
             q == 0
-            or (q >= 17 and rules.attack_face_down)
-            or (1 <= p <= 16 and q <= 16 and battle[p * 20 + q] != BattleResult.FORBIDDEN)
-            for q in range(20)
+            or (q >= HIDDEN and rules.attack_face_down)
+            or (1 <= p <= 16 and q <= 16 and battle[p * NUM_CODES + q] != BattleResult.FORBIDDEN)
+            for q in range(NUM_CODES)
         )
-        for p in range(20)
+        for p in range(NUM_CODES)
     )
     return Tables(
         rows=rows,
