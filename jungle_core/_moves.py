@@ -358,28 +358,10 @@ def apply(
                 outcome_index = draw_outcome(state, action, rng)
             mask &= ~(1 << outcome_index)
             q = outcome_index + 1
-            result = _FORBIDDEN if (q - 1) >> 3 == me else t.battle[p * NUM_CODES + q]
-            if result == _FORBIDDEN:
-                board[target] = q
-        elif q:
-            result = t.battle[p * NUM_CODES + q]
-        else:
-            result = _TAKE
-        if result == _TAKE:
-            if q:
-                removed = True
-                in_play &= ~(1 << (q - 1))
-            board[target] = p
-            board[sq] = EMPTY
-        elif result == _BOTH:
+        board[sq], board[target], gone = t.dark_effect[p * NUM_CODES + q]
+        if gone:
             removed = True
-            in_play &= ~(1 << (p - 1) | 1 << (q - 1))
-            board[target] = board[sq] = EMPTY
-        elif result == _LOSE:
-            removed = True
-            in_play &= ~(1 << (p - 1))
-            board[target] = q
-            board[sq] = EMPTY
+            in_play &= ~gone
     else:
         sq = (action - n) >> 2
         target = landing(_tables(rules), state.board, sq, (action - n) & 3)

@@ -11,7 +11,7 @@ import functools
 
 import attrs
 
-from jungle_core._codes import HIDDEN, NUM_CODES
+from jungle_core._codes import EMPTY, HIDDEN, NUM_CODES
 from jungle_core._rules import Rules
 
 __all__ = ["BattleResult", "Tables", "can_take", "tables"]
@@ -63,6 +63,12 @@ class Tables:
     - ``dark_target_ok[p][q]``: DARK: may face-up code ``p`` move onto a square holding
       code ``q`` (empty, a face-down piece if ``attack_face_down``, or a battle the
       options allow)?
+    - ``dark_effect[p * NUM_CODES + q]``: DARK: what face-up ``p`` moving onto a square
+      whose piece is (or has just turned up as) face-up ``q`` (0: empty) leaves behind,
+      ``(code left on the source square, code left on the target, removed-piece bits)``
+      with bit ``code - 1`` per piece removed; a piece of the mover's own that turns up
+      stops the move (SPEC §1). The one statement of a DARK move's effect: the
+      transition and the agents' incremental evaluations read it.
     """
 
     rows: int
@@ -77,6 +83,7 @@ class Tables:
     jump: tuple[tuple[int, tuple[int, ...]] | None, ...]
     moves_of: tuple[tuple[tuple[int, int], ...], ...]
     dark_target_ok: tuple[tuple[bool, ...], ...]
+    dark_effect: tuple[tuple[int, int, int], ...]
 
 
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -103,6 +110,26 @@ def _battle_table(rules: Rules) -> tuple[int, ...]:
                 result = BattleResult.FORBIDDEN
             table[p * NUM_CODES + q] = result
     return tuple(table)
+
+
+def _dark_effect_table(battle: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
+    effect = [(0, 0, 0)] * (NUM_CODES * NUM_CODES)
+    for p in range(1, 17):
+        for q in range(17):
+            if not q:
+                result = BattleResult.TAKE
+            elif (q - 1) >> 3 == (p - 1) >> 3:
+                result = BattleResult.FORBIDDEN
+            else:
+                result = battle[p * NUM_CODES + q]
+            p_bit, q_bit = 1 << (p - 1), (1 << (q - 1)) if q else 0
+            effect[p * NUM_CODES + q] = {
+                BattleResult.TAKE: (EMPTY, p, q_bit),
+                BattleResult.BOTH: (EMPTY, EMPTY, p_bit | q_bit),
+                BattleResult.LOSE: (EMPTY, q, p_bit),
+                BattleResult.FORBIDDEN: (p, q, 0),
+            }[result]
+    return tuple(effect)
 
 
 @functools.cache
@@ -167,6 +194,7 @@ def tables(rules: Rules) -> Tables:
         for p in range(NUM_CODES)
     )
     return Tables(
+        dark_effect=_dark_effect_table(battle),
         rows=rows,
         cols=cols,
         step=tuple(step),
