@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from jungle_agents import make_agent
-from jungle_core import DARK, from_fen, legal_actions, new_game, parse_action
+from jungle_core import DARK, from_fen, legal_actions, new_game, parse_action, step
 from jungle_train._errors import CheckpointError
 from jungle_train._metrics import read_metrics
 from jungle_train._run import run_training
@@ -70,8 +70,6 @@ def test_numpy_forward_equals_the_flax_network() -> None:
     rng = np.random.default_rng(0)
     for _ in range(30):
         s = states[-1]
-        from jungle_core import step
-
         states.append(step(s, legal_actions(s)[int(rng.integers(len(legal_actions(s))))], rng))
     x = np.stack([observe_numpy(s) for s in states])
     want = np.asarray(net.apply({"params": params}, jnp.asarray(x)))
