@@ -35,8 +35,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
-import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -48,29 +46,27 @@ import numpy as np
 import numpy.typing as npt
 
 from jungle_agents._base import Agent, make_agent
+from jungle_agents._game_loop import (
+    check_run_arguments,
+    moves_text,
+    play_game,
+    play_game_as,
+    replay,
+)
 from jungle_agents._latency import LatencySketch
 from jungle_agents._records import (
-    FORMAT,
+    GameRecord,
+    GameResult,
     RecordError,
-    check_entry,
+    atomic_write,
     check_header,
-    check_record,
     decode_json,
+    load_record,
+    rules_from_json,
+    rules_to_json,
+    save_record,
 )
-from jungle_agents._records import rules_from_json as _rules_from_json
-from jungle_core import (
-    IllegalActionError,
-    JungleError,
-    Rules,
-    State,
-    action_to_str,
-    chance_outcomes,
-    legal_actions,
-    new_game,
-    outcome,
-    step_outcome,
-    to_fen,
-)
+from jungle_core import JungleError, Rules
 
 __all__ = [
     "EloRating",
@@ -86,6 +82,7 @@ __all__ = [
     "iter_resumable_games",
     "load_games",
     "load_record",
+    "moves_text",
     "play_game",
     "play_match",
     "plot_heatmap",
@@ -100,294 +97,7 @@ __all__ = [
     "write_markdown",
 ]
 
-# ------------------------------------------------------------------- records
-
-
-def rules_to_json(rules: Rules) -> dict[str, Any]:
-    """A rule set as a JSON object (every field, so custom rule sets round-trip).
-
-    >>> from jungle_core import CLASSIC
-    >>> rules_from_json(rules_to_json(CLASSIC)) == CLASSIC
-    True
-    """
-    return attrs.asdict(rules)
-
-
-def rules_from_json(data: dict[str, Any]) -> Rules:
-    """The rule set :func:`rules_to_json` wrote: an object with every field of
-    :class:`jungle_core.Rules` and no other; anything else raises :class:`RecordError`."""
-    return _rules_from_json(data)
-
-
-@attrs.frozen
-class GameRecord:
-    """One finished (or abandoned) game: enough to replay it exactly.
-
-    - ``rules``: the rule set; ``seed``: the game's seed (``new_game``'s and the agents').
-    - ``players``: the two agents' names, player 0 (who moved first) first.
-    - ``actions``: int per ply; ``outcomes``: the chance outcome of each ply
-      (``owner * 8 + rank - 1``, -1 for an action without chance); ``times``: each
-      decision's wall time in seconds.
-    - ``winner``: 0, 1 or None (a draw, or an unfinished game); ``reason``: the
-      :class:`jungle_core.Reason` value, or ``"unfinished"``.
-    """
-
-    rules: Rules
-    players: tuple[str, str]
-    seed: int
-    actions: tuple[int, ...]
-    outcomes: tuple[int, ...]
-    times: tuple[float, ...]
-    winner: int | None
-    reason: str
-
-    @property
-    def plies(self) -> int:
-        """The number of plies played."""
-        return len(self.actions)
-
-    def score(self, player: int) -> float:
-        """``player``'s score: 1 a win, 0.5 a draw, 0 a loss."""
-        if self.winner is None:
-            return 0.5
-        return 1.0 if self.winner == player else 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON object (plain lists and numbers; times rounded to microseconds)."""
-        return {
-            "format": FORMAT,
-            "rules": rules_to_json(self.rules),
-            "players": list(self.players),
-            "seed": self.seed,
-            "actions": list(self.actions),
-            "outcomes": list(self.outcomes),
-            "times": [round(t, 6) for t in self.times],
-            "winner": self.winner,
-            "reason": self.reason,
-        }
-
-    @classmethod
-    def from_json(cls, data: Any, where: str = "game record") -> GameRecord:
-        """The record :meth:`to_json` wrote; anything else raises :class:`RecordError`
-        naming ``where`` and the field (what is accepted: :mod:`jungle_agents._records`)."""
-        return cls(**check_record(data, where))
-
-
-def _rngs(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
-    chance, first, second = np.random.SeedSequence(seed).spawn(3)
-    return (
-        np.random.default_rng(chance),
-        np.random.default_rng(first),
-        np.random.default_rng(second),
-    )
-
-
-def _draw_outcome(state: State, action: int, rng: np.random.Generator) -> int:
-    outs = chance_outcomes(state, action)
-    if len(outs) == 1:
-        return outs[0][0]
-    u = rng.random()
-    acc = 0.0
-    for o, p in outs:
-        acc += p
-        if u < acc:
-            return o
-    return outs[-1][0]
-
-
-def play_game(
-    rules: Rules,
-    agent0: Agent,
-    agent1: Agent,
-    seed: int,
-    *,
-    max_plies: int | None = None,
-    on_ply: Callable[[State, int, int, float], None] | None = None,
-) -> GameRecord:
-    """Play one game, ``agent0`` moving first, and return its record.
-
-    ``seed`` seeds the start (``new_game``), the chance outcomes and each agent's
-    generator (three independent streams). ``max_plies`` stops an endless game (the
-    record then says ``"unfinished"``); ``on_ply(state, action, outcome, seconds)`` is
-    called after each decision. An agent returning an illegal action raises
-    :class:`jungle_core.IllegalActionError` naming the agent and the position.
-    """
-    _check_run_arguments(1, seed, None, max_plies)
-    chance_rng, rng0, rng1 = _rngs(seed)
-    agents = (agent0, agent1)
-    rngs = (rng0, rng1)
-    state = new_game(rules, seed=seed)
-    actions: list[int] = []
-    outcomes: list[int] = []
-    times: list[float] = []
-    while (result := outcome(state)) is None:
-        if max_plies is not None and len(actions) >= max_plies:
-            break
-        me = state.to_move
-        start = time.perf_counter()
-        action = agents[me].act(state, rngs[me])
-        seconds = time.perf_counter() - start
-        if not isinstance(action, int | np.integer) or action not in legal_actions(state):
-            raise IllegalActionError(
-                f"agent {agents[me].name!r} (player {me}) returned the illegal action "
-                f"{action!r} in {to_fen(state)!r}"
-            )
-        action = int(action)
-        o = _draw_outcome(state, action, chance_rng)
-        if on_ply is not None:
-            on_ply(state, action, o, seconds)
-        state = step_outcome(state, action, o)
-        actions.append(action)
-        outcomes.append(o)
-        times.append(seconds)
-    return GameRecord(
-        rules=rules,
-        players=(agent0.name, agent1.name),
-        seed=seed,
-        actions=tuple(actions),
-        outcomes=tuple(outcomes),
-        times=tuple(times),
-        winner=None if result is None else result.winner,
-        reason="unfinished" if result is None else result.reason.value,
-    )
-
-
-def replay(record: GameRecord) -> list[State]:
-    """Every state of a recorded game, the start first, rebuilt from the record.
-
-    Raises :class:`RecordError` when the record does not replay (an illegal action or outcome,
-    or a result that differs from the recorded one).
-    """
-    state = new_game(record.rules, seed=record.seed)
-    states = [state]
-    for ply, (action, o) in enumerate(zip(record.actions, record.outcomes, strict=True)):
-        try:
-            state = step_outcome(state, action, o)
-        except JungleError as error:
-            raise RecordError(f"the record does not replay at ply {ply + 1}: {error}") from None
-        states.append(state)
-    result = outcome(state)
-    winner = None if result is None else result.winner
-    reason = "unfinished" if result is None else result.reason.value
-    if (winner, reason) != (record.winner, record.reason):
-        raise RecordError(
-            f"the record says {record.winner}/{record.reason} but replays to {winner}/{reason}"
-        )
-    return states
-
-
-def moves_text(record: GameRecord) -> list[str]:
-    """The SPEC §4 text of each ply of a record (``?c1`` reveals name the piece turned up).
-
-    >>> from jungle_core import DARK
-    >>> from jungle_agents import make_agent
-    >>> r = play_game(DARK, make_agent("random", DARK), make_agent("random", DARK), 1)
-    >>> moves_text(r)[0].startswith("?")
-    True
-    """
-    from jungle_core import RANK_LETTERS
-
-    states = replay(record)
-    out = []
-    for state, action, o in zip(states, record.actions, record.outcomes, strict=False):
-        text = action_to_str(state, action)
-        if o >= 0:
-            letter = RANK_LETTERS[(o & 7) + 1]
-            text += f"={letter if o < 8 else letter.lower()}"
-        out.append(text)
-    return out
-
-
-def _file_mode() -> int:
-    """The mode ``open()`` gives a new file: 0o666 less the process's umask."""
-    umask = os.umask(0o022)  # reading the umask means setting it; put it straight back
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _atomic_write(path: str | os.PathLike[str], data: bytes, *, make_dirs: bool = True) -> None:
-    target = Path(path)
-    if make_dirs:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    elif not target.parent.is_dir():
-        raise FileNotFoundError(f"no folder {str(target.parent)!r} to write {target.name!r} in")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-            # mkstemp makes the file 0600; give it the mode any other new file would get
-            os.fchmod(f.fileno(), _file_mode())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def save_record(record: GameRecord, path: str | os.PathLike[str]) -> None:
-    """Write a record as JSON, atomically (temp file, fsync, rename).
-
-    The folder must exist (``FileNotFoundError`` otherwise): a mistyped path should fail,
-    not create folders.
-
-    >>> import tempfile, os
-    >>> from jungle_core import DARK
-    >>> from jungle_agents import make_agent
-    >>> r = play_game(DARK, make_agent("random", DARK), make_agent("random", DARK), 0)
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     save_record(r, os.path.join(d, "game.json"))
-    ...     load_record(os.path.join(d, "game.json")).actions == r.actions
-    True
-    """
-    _atomic_write(
-        path, (json.dumps(record.to_json(), indent=1) + "\n").encode(), make_dirs=False
-    )
-
-
-def load_record(path: str | os.PathLike[str]) -> GameRecord:
-    """Read a record :func:`save_record` wrote (or one entry of a games file); a file
-    that is not a record raises :class:`RecordError` naming it and the field."""
-    data = decode_json(Path(path).read_bytes(), str(path))
-    if type(data) is dict and set(data) == {"pair", "game", "record"}:
-        return GameRecord(**check_entry(data, str(path))[2])
-    return GameRecord.from_json(data, str(path))
-
-
 # -------------------------------------------------------- matches and tournaments
-
-
-@attrs.frozen
-class GameResult:
-    """One game of a match or tournament: which pair, which game, and its record.
-
-    ``pair`` is ``(A, B)`` as the tournament lists them; game ``index`` has A first when
-    even. ``record.players`` are the specs in playing order.
-    """
-
-    pair: tuple[str, str]
-    index: int
-    record: GameRecord
-
-    @property
-    def a_first(self) -> bool:
-        """True when A moved first in this game."""
-        return self.index % 2 == 0
-
-    def score_a(self) -> float:
-        """A's score in this game."""
-        return self.record.score(0 if self.a_first else 1)
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON Lines entry of this game."""
-        return {"pair": list(self.pair), "game": self.index, "record": self.record.to_json()}
-
-    @classmethod
-    def from_json(cls, data: Any, where: str = "game entry") -> GameResult:
-        """The entry :meth:`to_json` wrote; anything else raises :class:`RecordError`."""
-        pair, index, fields = check_entry(data, where)
-        return cls(pair, index, GameRecord(**fields))
 
 
 def game_seed(seed: int, a: str, b: str, index: int) -> int:
@@ -424,7 +134,8 @@ def _run_task(task: _Task) -> dict[str, Any]:
     a, b = task.pair
     first, second = (a, b) if task.index % 2 == 0 else (b, a)
     try:
-        record = play_game(
+        record = play_game_as(
+            (first, second),
             task.rules,
             _agent(task.rules, first),
             _agent(task.rules, second),
@@ -436,7 +147,6 @@ def _run_task(task: _Task) -> dict[str, Any]:
             f"game {task.index} of {a} vs {b} ({first} first, seed {task.seed}) failed: "
             f"{type(error).__name__}: {error}"
         ) from error
-    record = attrs.evolve(record, players=(first, second))
     return GameResult(task.pair, task.index, record).to_json()
 
 
@@ -625,25 +335,6 @@ def _pairs_of(specs: Sequence[str]) -> list[tuple[str, str]]:
     return [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
 
 
-def _check_run_arguments(
-    games_per_pair: int, seed: int, workers: int | None, max_plies: int | None
-) -> None:
-    checks = (
-        ("games per pair", games_per_pair, False, 1, 2**31 - 1),
-        ("seed", seed, False, 0, 2**64 - 1),
-        ("workers", workers, True, 1, 4096),
-        ("max_plies", max_plies, True, 1, 2**31 - 1),
-    )
-    for what, value, optional, lo, hi in checks:
-        if value is None and optional:
-            continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{what} must be an int, not {type(value).__name__}")
-        if not lo <= value <= hi:
-            shown = value if abs(value) < 10**20 else "a huge number"
-            raise JungleError(f"{what} must be in {lo}..{hi}, not {shown}")
-
-
 def import_plugins(plugins: Sequence[str]) -> None:
     """Import each plugin module (it registers agent kinds); one that cannot be imported
     raises :class:`jungle_core.JungleError` naming it."""
@@ -673,7 +364,7 @@ def _run(
 ) -> TournamentResult:
     """Play (or find in ``out``) every game of every pair of ``specs``; the summary is
     tallied as each game is found or finishes, and the games are kept only when asked."""
-    _check_run_arguments(games_per_pair, seed, workers, max_plies)
+    check_run_arguments(games_per_pair, seed, workers, max_plies)
     import_plugins(plugins)  # they register agent kinds, here and in workers
     pairs = _pairs_of(specs)
     for a, b in pairs:
@@ -1388,12 +1079,12 @@ def write_csv(result: TournamentResult, path: str | os.PathLike[str]) -> None:
     writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    _atomic_write(path, buf.getvalue().encode())
+    atomic_write(path, buf.getvalue().encode())
 
 
 def write_markdown(result: TournamentResult, path: str | os.PathLike[str]) -> None:
     """Write :func:`format_report` as Markdown, atomically."""
-    _atomic_write(path, (format_report(result, markdown=True) + "\n").encode())
+    atomic_write(path, (format_report(result, markdown=True) + "\n").encode())
 
 
 def plot_heatmap(result: TournamentResult, path: str | os.PathLike[str]) -> None:
@@ -1427,4 +1118,4 @@ def plot_heatmap(result: TournamentResult, path: str | os.PathLike[str]) -> None
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
-    _atomic_write(path, buf.getvalue())
+    atomic_write(path, buf.getvalue())
