@@ -33,22 +33,12 @@ True
 from __future__ import annotations
 
 import os
-import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Sequence
 from typing import Any
 
-import attrs
-import numpy as np
-
-from jungle_agents._base import Agent, make_agent
-from jungle_agents._game_loop import (
-    check_run_arguments,
-    moves_text,
-    play_game,
-    play_game_as,
-    replay,
-)
+from jungle_agents._base import make_agent
+from jungle_agents._game_loop import check_run_arguments, moves_text, play_game, replay
+from jungle_agents._ray import run_ray
 from jungle_agents._records import (
     GameRecord,
     GameResult,
@@ -60,6 +50,14 @@ from jungle_agents._records import (
     save_record,
 )
 from jungle_agents._reports import format_report, pair_rows, plot_heatmap, write_csv, write_markdown
+from jungle_agents._schedule import (
+    ProcessPool,
+    Task,
+    game_seed,
+    import_plugins,
+    run_bounded,
+    run_task,
+)
 from jungle_agents._stats import EloRating, PairResult, Tally, TournamentResult, fit_elo, summarize
 from jungle_agents._store import (
     GamesFile,
@@ -82,6 +80,8 @@ __all__ = [
     "decode_json",
     "fit_elo",
     "format_report",
+    "game_seed",
+    "import_plugins",
     "iter_resumable_games",
     "load_games",
     "load_record",
@@ -104,86 +104,12 @@ __all__ = [
 # -------------------------------------------------------- matches and tournaments
 
 
-def game_seed(seed: int, a: str, b: str, index: int) -> int:
-    """The seed of game ``index`` between specs ``a`` and ``b`` in a run seeded ``seed``.
-
-    >>> game_seed(0, "random", "greedy", 0) == game_seed(0, "random", "greedy", 0)
-    True
-    """
-    pair = zlib.crc32(f"{a}\x00{b}".encode())
-    return int(np.random.SeedSequence([seed, pair, index]).generate_state(1)[0])
-
-
-@attrs.frozen
-class _Task:
-    rules: Rules
-    pair: tuple[str, str]
-    index: int
-    seed: int
-    max_plies: int | None
-
-
-_AGENTS: dict[tuple[Rules, str], Agent] = {}
-
-
-def _agent(rules: Rules, spec: str) -> Agent:
-    key = (rules, spec)
-    found = _AGENTS.get(key)
-    if found is None:
-        found = _AGENTS[key] = make_agent(spec, rules)
-    return found
-
-
-def _run_task(task: _Task) -> dict[str, Any]:
-    a, b = task.pair
-    first, second = (a, b) if task.index % 2 == 0 else (b, a)
-    try:
-        record = play_game_as(
-            (first, second),
-            task.rules,
-            _agent(task.rules, first),
-            _agent(task.rules, second),
-            task.seed,
-            max_plies=task.max_plies,
-        )
-    except Exception as error:
-        raise RuntimeError(
-            f"game {task.index} of {a} vs {b} ({first} first, seed {task.seed}) failed: "
-            f"{type(error).__name__}: {error}"
-        ) from error
-    return GameResult(task.pair, task.index, record).to_json()
-
-
-def _init_worker(plugins: Sequence[str]) -> None:
-    import importlib
-    import signal
-
-    # Ctrl-C is the parent's to handle: it stops the pool and keeps the finished games.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for module in plugins:
-        importlib.import_module(module)
-
-
 Progress = Callable[[int, int, GameResult], None]
 """``progress(games done, games in all, the game just finished)``."""
 
 
 def _pairs_of(specs: Sequence[str]) -> list[tuple[str, str]]:
     return [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
-
-
-def import_plugins(plugins: Sequence[str]) -> None:
-    """Import each plugin module (it registers agent kinds); one that cannot be imported
-    raises :class:`jungle_core.JungleError` naming it."""
-    import importlib
-
-    for module in plugins:
-        try:
-            importlib.import_module(module)
-        except Exception as error:  # a plugin's own code may raise anything on import
-            raise JungleError(
-                f"plugin {module!r} cannot be imported: {type(error).__name__}: {error}"
-            ) from None
 
 
 def _run(
@@ -228,7 +154,7 @@ def _run(
     total = len(pairs) * games_per_pair
     count = total - tally.games
     tasks = (
-        _Task(rules, (a, b), i, game_seed(seed, a, b, i), max_plies)
+        Task(rules, (a, b), i, game_seed(seed, a, b, i), max_plies)
         for a, b in pairs
         for i in range(games_per_pair)
         if i not in done[(a, b)]
@@ -246,69 +172,21 @@ def _run(
 
     try:
         if backend == "ray":
-            from jungle_agents._ray import run_ray
-
             run_ray(tasks, finished, workers, plugins)
         elif backend != "process":
             raise JungleError(f"backend must be 'process' or 'ray', not {backend!r}")
         elif (workers or os.cpu_count() or 1) <= 1 or count <= 1:
             for task in tasks:
-                finished(_run_task(task))
+                finished(run_task(task))
         else:
-            _run_pool(tasks, count, finished, workers or os.cpu_count() or 1, plugins)
+            size = min(workers or os.cpu_count() or 1, count)
+            with ProcessPool(size, plugins) as pool:
+                run_bounded(tasks, pool, size, finished)
     finally:
         if games_file is not None:
             games_file.close()
     kept.sort(key=lambda g: (pairs.index(g.pair), g.index))
     return tally.result(kept)
-
-
-def _run_pool(
-    tasks: Iterable[_Task],
-    count: int,
-    finished: Callable[[dict[str, Any]], None],
-    workers: int,
-    plugins: Sequence[str],
-) -> None:
-    import multiprocessing
-    import sys
-
-    # fork starts workers at once and needs no `if __name__ == "__main__"` guard in the
-    # calling script; but forking a process that has started JAX's threads can deadlock,
-    # so then workers are spawned fresh (and the calling script needs the guard)
-    context = multiprocessing.get_context("spawn" if "jax" in sys.modules else "fork")
-    pool = ProcessPoolExecutor(
-        max_workers=min(workers, count),
-        mp_context=context,
-        initializer=_init_worker,
-        initargs=(tuple(plugins),),
-    )
-    pending: set[Future[dict[str, Any]]] = set()
-    queue: Iterator[_Task] = iter(tasks)
-    try:
-        # keep a few tasks per worker queued, so Ctrl-C has little to cancel
-        for task in queue:
-            pending.add(pool.submit(_run_task, task))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            complete, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in complete:
-                finished(future.result())
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.add(pool.submit(_run_task, nxt))
-    except BaseException:
-        # interrupted (Ctrl-C) or a game failed: stop the workers now; the games already
-        # written stay, the ones in flight are played again on resume
-        for future in pending:
-            future.cancel()
-        processes = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
-        raise
-    pool.shutdown()
 
 
 def play_match(
