@@ -21,6 +21,20 @@ Every game of a match or tournament is seeded from ``(seed, agent A, agent B, ga
 index)``, so a run replays exactly (timed searches aside) and a resumed run plays the very
 games the interrupted one would have played.
 
+This module is the arena's public face; each job lives in a private module:
+
+=================================  =======================================================
+:mod:`jungle_agents._records`      the record and the games-file entry, their JSON read
+                                   strictly, saving and loading a record, atomic writes
+:mod:`jungle_agents._game_loop`    playing one game, replaying a record, its move texts
+:mod:`jungle_agents._store`        the JSON Lines games file: reading, resuming, appending
+:mod:`jungle_agents._schedule`     tasks, seeds, worker processes, the bounded loop
+:mod:`jungle_agents._ray`          the same loop on Ray tasks (the ``ray`` extra)
+:mod:`jungle_agents._matches`      matches and round robins, their shared keywords
+:mod:`jungle_agents._stats`        per-pair results, the running :class:`Tally`, Elo
+:mod:`jungle_agents._reports`      tables, CSV, Markdown, the heat map
+=================================  =======================================================
+
 >>> from jungle_core import DARK
 >>> from jungle_agents import make_agent
 >>> record = play_game(DARK, make_agent("random", DARK), make_agent("greedy", DARK), seed=3)
@@ -32,13 +46,8 @@ True
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Sequence
-from typing import Any
-
-from jungle_agents._base import make_agent
-from jungle_agents._game_loop import check_run_arguments, moves_text, play_game, replay
-from jungle_agents._ray import run_ray
+from jungle_agents._game_loop import moves_text, play_game, replay
+from jungle_agents._matches import Progress, RunKeywords, play_match, round_robin
 from jungle_agents._records import (
     GameRecord,
     GameResult,
@@ -50,31 +59,25 @@ from jungle_agents._records import (
     save_record,
 )
 from jungle_agents._reports import format_report, pair_rows, plot_heatmap, write_csv, write_markdown
-from jungle_agents._schedule import (
-    ProcessPool,
-    Task,
-    game_seed,
-    import_plugins,
-    run_bounded,
-    run_task,
+from jungle_agents._schedule import game_seed, import_plugins
+from jungle_agents._stats import (
+    EloRating,
+    PairResult,
+    Tally,
+    TournamentResult,
+    fit_elo,
+    summarize,
 )
-from jungle_agents._stats import EloRating, PairResult, Tally, TournamentResult, fit_elo, summarize
-from jungle_agents._store import (
-    GamesFile,
-    iter_resumable_games,
-    load_games,
-    open_run,
-    resumable_games,
-    run_header,
-)
-from jungle_core import JungleError, Rules
+from jungle_agents._store import iter_resumable_games, load_games, resumable_games
 
 __all__ = [
     "EloRating",
     "GameRecord",
     "GameResult",
     "PairResult",
+    "Progress",
     "RecordError",
+    "RunKeywords",
     "Tally",
     "TournamentResult",
     "decode_json",
@@ -100,178 +103,3 @@ __all__ = [
     "write_csv",
     "write_markdown",
 ]
-
-# -------------------------------------------------------- matches and tournaments
-
-
-Progress = Callable[[int, int, GameResult], None]
-"""``progress(games done, games in all, the game just finished)``."""
-
-
-def _pairs_of(specs: Sequence[str]) -> list[tuple[str, str]]:
-    return [(specs[i], specs[j]) for i in range(len(specs)) for j in range(i + 1, len(specs))]
-
-
-def _run(
-    rules: Rules,
-    specs: Sequence[str],
-    games_per_pair: int,
-    seed: int,
-    workers: int | None,
-    out: str | os.PathLike[str] | None,
-    progress: Progress | None,
-    max_plies: int | None,
-    backend: str,
-    plugins: Sequence[str],
-    keep_games: bool,
-) -> TournamentResult:
-    """Play (or find in ``out``) every game of every pair of ``specs``; the summary is
-    tallied as each game is found or finishes, and the games are kept only when asked."""
-    check_run_arguments(games_per_pair, seed, workers, max_plies)
-    import_plugins(plugins)  # they register agent kinds, here and in workers
-    pairs = _pairs_of(specs)
-    for a, b in pairs:
-        if a == b:
-            raise JungleError(f"agent spec {a!r} is listed twice")
-        make_agent(a, rules), make_agent(b, rules)  # bad specs fail here, not in a worker
-    header = run_header(rules, seed, max_plies)
-    tally = Tally(specs)
-    kept: list[GameResult] = []
-    # the games found in the file, as indices per pair: about 60 bytes a game, not the game
-    done: dict[tuple[str, str], set[int]] = {pair: set() for pair in pairs}
-    games_file = None
-    if out is not None:
-        has_header, previous = open_run(out, header)
-        for game in previous:
-            indices = done.get(game.pair)
-            if indices is None or game.index >= games_per_pair or game.index in indices:
-                continue  # another run's pair or index, or a repeat: the first one counts
-            indices.add(game.index)
-            tally.add(game)
-            if keep_games:
-                kept.append(game)
-        games_file = GamesFile(out, header, has_header)
-    total = len(pairs) * games_per_pair
-    count = total - tally.games
-    tasks = (
-        Task(rules, (a, b), i, game_seed(seed, a, b, i), max_plies)
-        for a, b in pairs
-        for i in range(games_per_pair)
-        if i not in done[(a, b)]
-    )
-
-    def finished(entry: dict[str, Any]) -> None:
-        game = GameResult.from_json(entry)
-        if games_file is not None:
-            games_file.append(entry)
-        tally.add(game)
-        if keep_games:
-            kept.append(game)
-        if progress is not None:
-            progress(tally.games, total, game)
-
-    try:
-        if backend == "ray":
-            run_ray(tasks, finished, workers, plugins)
-        elif backend != "process":
-            raise JungleError(f"backend must be 'process' or 'ray', not {backend!r}")
-        elif (workers or os.cpu_count() or 1) <= 1 or count <= 1:
-            for task in tasks:
-                finished(run_task(task))
-        else:
-            size = min(workers or os.cpu_count() or 1, count)
-            with ProcessPool(size, plugins) as pool:
-                run_bounded(tasks, pool, size, finished)
-    finally:
-        if games_file is not None:
-            games_file.close()
-    kept.sort(key=lambda g: (pairs.index(g.pair), g.index))
-    return tally.result(kept)
-
-
-def play_match(
-    rules: Rules,
-    a: str,
-    b: str,
-    games: int,
-    seed: int = 0,
-    workers: int | None = None,
-    *,
-    out: str | os.PathLike[str] | None = None,
-    progress: Progress | None = None,
-    max_plies: int | None = None,
-    backend: str = "process",
-    plugins: Sequence[str] = (),
-) -> PairResult:
-    """Play ``games`` games between agent specs ``a`` and ``b``, A first in the even-numbered
-    games (half of them), and return A's results.
-
-    ``workers`` processes play in parallel (default: all cores; 1 plays in this process).
-    With ``out``, each finished game is appended to that JSON Lines file (fsynced), and a
-    rerun resumes: games already in the file are not played again (and count in the
-    result). ``plugins`` are module names each worker imports first (to register more
-    agent kinds). The result is tallied as the games finish, in memory that does not grow
-    with their number (:class:`Tally`: the latency p95 within 0.1 %); no game is kept.
-
-    >>> from jungle_core import DARK
-    >>> r = play_match(DARK, "greedy", "random", 2, seed=1, workers=1)
-    >>> r.games, r.wins + r.draws + r.losses
-    (2, 2)
-    """
-    result = _run(
-        rules, [a, b], games, seed, workers, out, progress, max_plies, backend, plugins, False
-    )
-    return result.pairs[(a, b)]
-
-
-def round_robin(
-    rules: Rules,
-    specs: Sequence[str],
-    games_per_pair: int = 200,
-    seed: int = 0,
-    workers: int | None = None,
-    *,
-    out: str | os.PathLike[str] | None = None,
-    progress: Progress | None = None,
-    max_plies: int | None = None,
-    backend: str = "process",
-    plugins: Sequence[str] = (),
-    keep_games: bool = True,
-) -> TournamentResult:
-    """Play every pair of ``specs`` ``games_per_pair`` times (half with each first).
-
-    As :func:`play_match` for ``workers``, ``out`` (resume), ``plugins``; ``backend="ray"``
-    runs the games as Ray tasks (the ``ray`` extra; ``workers`` then caps the tasks in
-    flight).
-
-    The result is tallied game by game as each finishes (or is found in ``out`` on a
-    resume), by a :class:`Tally`: its memory does not grow with the number of games, and
-    its latency p95 is within 0.1 % of the exact one (:func:`summarize` of the same games
-    is exact). ``keep_games`` decides only whether the games themselves are also returned
-    (``result.games``, by pair and index): ``False`` keeps none (``result.games == ()``),
-    so a run of millions of games holds no more memory at its end than at its start; the
-    games stay in ``out``.
-
-    >>> from jungle_core import DARK
-    >>> t = round_robin(DARK, ["random", "greedy"], 2, workers=1)
-    >>> sorted(t.ratings)
-    ['greedy', 'random']
-    """
-    specs = list(specs)
-    if len(specs) < 2:
-        raise JungleError("a round robin needs at least two agents")
-    if len(set(specs)) != len(specs):
-        raise JungleError(f"an agent spec is listed twice in {specs}")
-    return _run(
-        rules,
-        specs,
-        games_per_pair,
-        seed,
-        workers,
-        out,
-        progress,
-        max_plies,
-        backend,
-        plugins,
-        keep_games,
-    )
