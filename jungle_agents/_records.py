@@ -1,9 +1,9 @@
 """Game records: the value, its JSON, strict reading, and the record files.
 
 - :class:`GameRecord` is one game (enough to replay it exactly), built from a played
-  game by :meth:`GameRecord.of_play` (the arena's game loop and ``jungle play`` alike)
-  or from JSON by :meth:`GameRecord.from_json`; :class:`GameResult` is one game of a
-  match, as a games file holds it.
+  game by :meth:`GameRecord.of_play` (the arena's game loop, ``jungle play`` and
+  ``jungle serve`` alike) or from JSON by :meth:`GameRecord.from_json`;
+  :class:`GameResult` is one game of a match, as a games file holds it.
 - :func:`save_record` / :func:`load_record` write and read one record as JSON;
   :func:`atomic_write` (temp file, fsync, rename, the mode of any new file) writes every
   file the arena writes whole.
@@ -303,8 +303,8 @@ class GameRecord:
         ``final`` by ``actions`` and chance ``outcomes`` (``times``: each decision's
         seconds); the result is ``final``'s (``"unfinished"`` while the game goes on).
 
-        The one place a played game becomes a record: the arena's game loop and
-        ``jungle play`` both build theirs here.
+        The one place a played game becomes a record: the arena's game loop, ``jungle
+        play`` and ``jungle serve`` all build theirs here.
 
         >>> from jungle_core import DARK, new_game
         >>> GameRecord.of_play(new_game(DARK), ("a", "b"), 0, [], [], []).reason
