@@ -226,11 +226,14 @@ def _serve(conn: Connection, plugins: tuple[str, ...], parent_ends: Sequence[Con
         except BaseException as raised:  # the parent raises it again, as a pool's future does
             reply = (False, raised, traceback.format_exc())
         try:
-            conn.send(reply)
-        except BrokenPipeError:
+            conn.send(reply)  # pickled whole before a byte is written
+        except OSError:  # the parent is gone
             return
-        except Exception:  # an error that cannot be pickled: send what it said
+        except Exception:
             ok, error, text = reply
+            if ok:
+                raise
+            # an error that cannot be pickled: send what it said
             conn.send((ok, RuntimeError(f"{type(error).__name__}: {error}"), text))
 
 
