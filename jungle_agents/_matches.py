@@ -74,7 +74,8 @@ class RunOptions:
     """A JSON Lines games file: each finished game is appended (fsynced), and a rerun
     resumes: the games already in it are not played again (and count in the result)."""
     progress: Progress | None = None
-    """Called after each game is found in ``out`` or finishes."""
+    """Called as each game finishes: ``progress(games done, games in all, the game)`` (the
+    games found in ``out`` count as done)."""
     max_plies: int | None = None
     """Stop a game after this many plies (recorded ``"unfinished"``, a draw)."""
     backend: str = "process"
