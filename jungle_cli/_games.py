@@ -193,16 +193,9 @@ class ServedGame:
 
     def record(self) -> GameRecord:
         """The game as an arena record (the core's result; see the module notes)."""
-        found = jc.outcome(self.state)
-        return GameRecord(
-            rules=self.rules,
-            players=(self.names[0], self.names[1]),
-            seed=self.seed,
-            actions=tuple(self.actions),
-            outcomes=tuple(self.outcomes),
-            times=tuple(self.times),
-            winner=None if found is None else found.winner,
-            reason="unfinished" if found is None else found.reason.value,
+        players = (self.names[0], self.names[1])
+        return GameRecord.of_play(
+            self.state, players, self.seed, self.actions, self.outcomes, self.times
         )
 
     def texts(self) -> list[str]:
