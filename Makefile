@@ -31,8 +31,10 @@ demo: $(STAMP)
 	$(VENV)/bin/jungle tournament --rules dark --agents $(DEMO_AGENTS) \
 		--games $(GAMES) --out results/demo
 
+# ruff, and the import contracts of pyproject.toml (layers, no circles) with import-linter.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
 
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy --strict $(PACKAGES)

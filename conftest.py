@@ -20,6 +20,7 @@ _ADAPTER_NEEDS = {
     "jungle_core/interop/openspiel.py": ("pyspiel",),
     "jungle_core/interop/pettingzoo.py": ("pettingzoo", "gymnasium"),
     "jungle_core/interop/gymnasium.py": ("gymnasium",),
+    "jungle_agents/envs.py": ("gymnasium",),
     "jungle_cli/_serve.py": ("starlette", "uvicorn"),  # `jungle serve`, extra serve
     "tests/_live.py": ("starlette", "uvicorn"),
 }

@@ -57,7 +57,7 @@ def python_loop(config: dqn.Config, opponent: str, seconds: float) -> float:
     """Learner decisions per second, one game at a time through Gymnasium."""
     import gymnasium
 
-    env = gymnasium.make("jungle_core.interop.gymnasium:jungle/Dark-v0", opponent=opponent)
+    env = gymnasium.make("jungle_agents.envs:jungle/Dark-v0", opponent=opponent)
     network = dqn.make_network(config)
     params = network.init(jax.random.key(0), jnp.zeros((1, config.observation_size)))
     forward = jax.jit(network.apply)

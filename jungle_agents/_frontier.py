@@ -16,8 +16,10 @@ from __future__ import annotations
 from jungle_agents._quiescence import CaptureSearch
 from jungle_agents._search_base import INF, REMOVING
 from jungle_core import State, legal_actions
-from jungle_core._game import _apply, _chance_mask, _mask_outcomes
 from jungle_core._tables import BattleResult
+from jungle_core.lowlevel import apply as _apply
+from jungle_core.lowlevel import chance_mask as _chance_mask
+from jungle_core.lowlevel import mask_outcomes as _mask_outcomes
 
 __all__ = ["DarkFrontierSearch"]
 

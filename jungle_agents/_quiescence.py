@@ -15,7 +15,7 @@ from jungle_agents._classic_eval import classic_captures
 from jungle_agents._search_base import REMOVING, SearchBase
 from jungle_agents._search_config import WIN
 from jungle_core import State, legal_actions
-from jungle_core._game import _apply
+from jungle_core.lowlevel import apply as _apply
 
 __all__ = ["CaptureSearch"]
 

@@ -2,24 +2,31 @@
 
 Each game is one task; ``workers`` caps the tasks in flight (default: the cluster's CPUs).
 Connects to a running cluster when ``RAY_ADDRESS`` is set, else starts a local instance.
+The submission loop is the process pool's (:func:`jungle_agents._schedule.run_bounded`):
+at most twice the cap in flight, drawn from the tasks as games finish, every task in
+flight cancelled when the run is interrupted or a game fails.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import importlib
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+from jungle_agents._schedule import Finished, Task, run_bounded, run_task
 
 __all__ = ["run_ray"]
 
 
 def run_ray(
-    tasks: Iterable[Any],
-    finished: Callable[[dict[str, Any]], None],
+    tasks: Iterable[Task],
+    finished: Finished,
     workers: int | None,
     plugins: Sequence[str],
 ) -> None:
     """Run arena tasks on Ray, calling ``finished(entry)`` as each game completes."""
     try:
+        # an optional extra: imported when this backend is asked for, not with the arena
         import ray as ray_module
     except ImportError:
         raise RuntimeError(
@@ -32,34 +39,39 @@ def run_ray(
         ray.init(ignore_reinit_error=True, log_to_driver=False, include_dashboard=False)
         started = True
     try:
-        play = ray.remote(_play)
-        plugin_list = tuple(plugins)
+        runner = _RayTasks(ray, tuple(plugins))
         limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        queue = iter(tasks)
-        pending = [
-            play.remote(t, plugin_list) for _, t in zip(range(2 * limit), queue, strict=False)
-        ]
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            for ref in ready:
-                finished(ray.get(ref))
-                nxt = next(queue, None)
-                if nxt is not None:
-                    pending.append(play.remote(nxt, plugin_list))
-    except BaseException:
-        for ref in locals().get("pending", []):
-            ray.cancel(ref, force=True)
-        raise
+        run_bounded(tasks, runner, 2 * limit, finished)
     finally:
         if started:
             ray.shutdown()
 
 
-def _play(task: Any, plugins: Sequence[str]) -> dict[str, Any]:
-    import importlib
+class _RayTasks:
+    """A :class:`jungle_agents._schedule.Runner` of Ray tasks."""
 
-    from jungle_agents.arena import _run_task
+    def __init__(self, ray: Any, plugins: tuple[str, ...]) -> None:
+        self._ray = ray
+        self._play = ray.remote(_play)
+        self._plugins = plugins
+        self._pending: list[Any] = []
 
+    def submit(self, task: Task) -> None:
+        self._pending.append(self._play.remote(task, self._plugins))
+
+    def next_result(self) -> dict[str, Any]:
+        ready, self._pending = self._ray.wait(self._pending, num_returns=1)
+        entry: dict[str, Any] = self._ray.get(ready[0])
+        return entry
+
+    def stop(self) -> None:
+        for ref in self._pending:
+            self._ray.cancel(ref, force=True)
+        self._pending = []
+
+
+def _play(task: Task, plugins: Sequence[str]) -> dict[str, Any]:
+    """One Ray task: import the plugins (they register agent kinds), play the game."""
     for module in plugins:
         importlib.import_module(module)
-    return _run_task(task)
+    return run_task(task)

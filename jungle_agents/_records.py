@@ -1,8 +1,17 @@
-"""Strict reading of game records and games files: every bad input a :class:`RecordError`.
+"""Game records: the value, its JSON, strict reading, and the record files.
 
-The arena's files are read back by ``jungle replay``, ``jungle play``'s ``load`` and a
-resumed tournament, and they may have been edited, truncated or replaced by something
-else. What is accepted, exactly (the README repeats it):
+- :class:`GameRecord` is one game (enough to replay it exactly), built from a played
+  game by :meth:`GameRecord.of_play` (the arena's game loop, ``jungle play`` and
+  ``jungle serve`` alike) or from JSON by :meth:`GameRecord.from_json`;
+  :class:`GameResult` is one game of a match, as a games file holds it.
+- :func:`save_record` / :func:`load_record` write and read one record as JSON;
+  :func:`atomic_write` (temp file, fsync, rename, the mode of any new file) writes every
+  file the arena writes whole.
+
+Every bad input is a :class:`RecordError`. The arena's files are read back by ``jungle
+replay``, ``jungle play``'s ``load`` and a resumed tournament, and they may have been
+edited, truncated or replaced by something else. What is accepted, exactly (the README
+repeats it):
 
 - JSON text in UTF-8 without ``NaN`` / ``Infinity`` (nesting too deep for Python's JSON
   decoder is refused as well);
@@ -24,22 +33,34 @@ Every message names the file (and the line, for a games file) and the field.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 import reprlib
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import attrs
 
-from jungle_core import JungleError, Reason, Rules
+from jungle_core import JungleError, Reason, Rules, State, outcome
 
 __all__ = [
+    "GameRecord",
+    "GameResult",
     "RecordError",
+    "atomic_write",
     "check_entry",
     "check_header",
     "check_record",
     "decode_json",
+    "load_record",
+    "result_fields",
     "rules_from_json",
+    "rules_to_json",
+    "save_record",
 ]
 
 FORMAT = "jungle-game/1"
@@ -51,18 +72,13 @@ _SEED_LIMIT = 2**64
 
 
 _ACTIONS = tuple(range(5 * 9 * 7))
-_FLOATS: dict[float, float] = {}
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _shared_float(x: float) -> float:
-    """One object per value (times are rounded to microseconds, so most repeat), up to a
-    bounded number of values."""
-    found = _FLOATS.get(x)
-    if found is None:
-        found = x
-        if len(_FLOATS) < 1 << 16:
-            _FLOATS[x] = x
-    return found
+    """One object per value (times are rounded to microseconds, so most repeat), for a
+    bounded number of values (the most recently read ones)."""
+    return x
 
 
 class RecordError(JungleError):
@@ -208,14 +224,15 @@ def check_record(data: Any, where: str) -> dict[str, Any]:
     }
 
 
-def check_entry(data: Any, where: str) -> tuple[tuple[str, str], int, dict[str, Any]]:
-    """``(pair, game index, record fields)`` of a games file entry, checked."""
+def check_entry(data: Any, where: str) -> tuple[tuple[str, str], int, Any]:
+    """``(pair, game index, the record's JSON)`` of a games file entry, the pair and the
+    index checked; :meth:`GameRecord.from_json` checks the record."""
     fields = _object(data, "a game entry", where, ("pair", "game", "record"))
     pair = _list(fields["pair"], "pair", where)
     if len(pair) != 2 or any(type(p) is not str or not p for p in pair):
         raise RecordError(f"{where}: pair must be two agent specs, not {_shown(pair)}")
     index = _int(fields["game"], 0, 2**31 - 1, "game", where)
-    return (pair[0], pair[1]), index, check_record(fields["record"], f"{where}: record")
+    return (pair[0], pair[1]), index, fields["record"]
 
 
 def check_header(data: Any, where: str) -> dict[str, Any]:
@@ -226,3 +243,206 @@ def check_header(data: Any, where: str) -> dict[str, Any]:
     if fields["max_plies"] is not None:
         _int(fields["max_plies"], 1, 2**31 - 1, "max_plies", where)
     return fields
+
+
+def rules_to_json(rules: Rules) -> dict[str, Any]:
+    """A rule set as a JSON object (every field, so custom rule sets round-trip).
+
+    >>> from jungle_core import CLASSIC
+    >>> rules_from_json(rules_to_json(CLASSIC)) == CLASSIC
+    True
+    """
+    return attrs.asdict(rules)
+
+
+# ------------------------------------------------------------------- records
+
+
+def result_fields(state: State) -> tuple[int | None, str]:
+    """A record's ``(winner, reason)`` for a game that stands at ``state``: the core's
+    outcome, or ``(None, "unfinished")`` while the game goes on."""
+    result = outcome(state)
+    if result is None:
+        return None, "unfinished"
+    return result.winner, result.reason.value
+
+
+@attrs.frozen
+class GameRecord:
+    """One finished (or abandoned) game: enough to replay it exactly.
+
+    - ``rules``: the rule set; ``seed``: the game's seed (``new_game``'s and the agents').
+    - ``players``: the two agents' names, player 0 (who moved first) first.
+    - ``actions``: int per ply; ``outcomes``: the chance outcome of each ply
+      (``owner * 8 + rank - 1``, -1 for an action without chance); ``times``: each
+      decision's wall time in seconds.
+    - ``winner``: 0, 1 or None (a draw, or an unfinished game); ``reason``: the
+      :class:`jungle_core.Reason` value, or ``"unfinished"``.
+    """
+
+    rules: Rules
+    players: tuple[str, str]
+    seed: int
+    actions: tuple[int, ...]
+    outcomes: tuple[int, ...]
+    times: tuple[float, ...]
+    winner: int | None
+    reason: str
+
+    @classmethod
+    def of_play(
+        cls,
+        final: State,
+        players: tuple[str, str],
+        seed: int,
+        actions: Sequence[int],
+        outcomes: Sequence[int],
+        times: Sequence[float],
+    ) -> GameRecord:
+        """The record of a game played from ``new_game(final.rules, seed=seed)`` to
+        ``final`` by ``actions`` and chance ``outcomes`` (``times``: each decision's
+        seconds); the result is ``final``'s (``"unfinished"`` while the game goes on).
+
+        The one place a played game becomes a record: the arena's game loop, ``jungle
+        play`` and ``jungle serve`` all build theirs here.
+
+        >>> from jungle_core import DARK, new_game
+        >>> GameRecord.of_play(new_game(DARK), ("a", "b"), 0, [], [], []).reason
+        'unfinished'
+        """
+        winner, reason = result_fields(final)
+        return cls(
+            rules=final.rules,
+            players=players,
+            seed=seed,
+            actions=tuple(actions),
+            outcomes=tuple(outcomes),
+            times=tuple(times),
+            winner=winner,
+            reason=reason,
+        )
+
+    @property
+    def plies(self) -> int:
+        """The number of plies played."""
+        return len(self.actions)
+
+    def score(self, player: int) -> float:
+        """``player``'s score: 1 a win, 0.5 a draw, 0 a loss."""
+        if self.winner is None:
+            return 0.5
+        return 1.0 if self.winner == player else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON object (plain lists and numbers; times rounded to microseconds)."""
+        return {
+            "format": FORMAT,
+            "rules": rules_to_json(self.rules),
+            "players": list(self.players),
+            "seed": self.seed,
+            "actions": list(self.actions),
+            "outcomes": list(self.outcomes),
+            "times": [round(t, 6) for t in self.times],
+            "winner": self.winner,
+            "reason": self.reason,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "game record") -> GameRecord:
+        """The record :meth:`to_json` wrote; anything else raises :class:`RecordError`
+        naming ``where`` and the field (what is accepted: this module's docstring)."""
+        return cls(**check_record(data, where))
+
+
+@attrs.frozen
+class GameResult:
+    """One game of a match or tournament: which pair, which game, and its record.
+
+    ``pair`` is ``(A, B)`` as the tournament lists them; game ``index`` has A first when
+    even. ``record.players`` are the specs in playing order.
+    """
+
+    pair: tuple[str, str]
+    index: int
+    record: GameRecord
+
+    @property
+    def a_first(self) -> bool:
+        """True when A moved first in this game."""
+        return self.index % 2 == 0
+
+    def score_a(self) -> float:
+        """A's score in this game."""
+        return self.record.score(0 if self.a_first else 1)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON Lines entry of this game."""
+        return {"pair": list(self.pair), "game": self.index, "record": self.record.to_json()}
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "game entry") -> GameResult:
+        """The entry :meth:`to_json` wrote; anything else raises :class:`RecordError`."""
+        pair, index, record = check_entry(data, where)
+        return cls(pair, index, GameRecord.from_json(record, f"{where}: record"))
+
+
+# --------------------------------------------------------------------- files
+
+
+def _file_mode() -> int:
+    """The mode ``open()`` gives a new file: 0o666 less the process's umask."""
+    umask = os.umask(0o022)  # reading the umask means setting it; put it straight back
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def atomic_write(path: str | os.PathLike[str], data: bytes, *, make_dirs: bool = True) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a temporary file in the same folder,
+    fsynced, given the mode any new file gets (0o666 less the umask), then renamed over
+    ``path``. ``make_dirs``: create a missing folder, else ``FileNotFoundError``."""
+    target = Path(path)
+    if make_dirs:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    elif not target.parent.is_dir():
+        raise FileNotFoundError(f"no folder {str(target.parent)!r} to write {target.name!r} in")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+            # mkstemp makes the file 0600; give it the mode any other new file would get
+            os.fchmod(f.fileno(), _file_mode())
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_record(record: GameRecord, path: str | os.PathLike[str]) -> None:
+    """Write a record as JSON, atomically (temp file, fsync, rename).
+
+    The folder must exist (``FileNotFoundError`` otherwise): a mistyped path should fail,
+    not create folders.
+
+    >>> import tempfile, os
+    >>> from jungle_core import DARK
+    >>> from jungle_agents import make_agent
+    >>> from jungle_agents.arena import play_game
+    >>> r = play_game(DARK, make_agent("random", DARK), make_agent("random", DARK), 0)
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     save_record(r, os.path.join(d, "game.json"))
+    ...     load_record(os.path.join(d, "game.json")).actions == r.actions
+    True
+    """
+    atomic_write(path, (json.dumps(record.to_json(), indent=1) + "\n").encode(), make_dirs=False)
+
+
+def load_record(path: str | os.PathLike[str]) -> GameRecord:
+    """Read a record :func:`save_record` wrote (or one entry of a games file); a file
+    that is not a record raises :class:`RecordError` naming it and the field."""
+    data = decode_json(Path(path).read_bytes(), str(path))
+    if type(data) is dict and set(data) == {"pair", "game", "record"}:
+        return GameResult.from_json(data, str(path)).record
+    return GameRecord.from_json(data, str(path))

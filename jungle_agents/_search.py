@@ -73,7 +73,9 @@ from jungle_agents._ordering import EXACT, LOWER, UPPER
 from jungle_agents._search_base import INF, REMOVING, Evaluator
 from jungle_agents._search_config import MAX_DEPTH, WIN, SearchConfig, SearchInfo
 from jungle_core import State, legal_actions
-from jungle_core._game import _apply, _chance_mask, _mask_outcomes
+from jungle_core.lowlevel import apply as _apply
+from jungle_core.lowlevel import chance_mask as _chance_mask
+from jungle_core.lowlevel import mask_outcomes as _mask_outcomes
 
 __all__ = ["MAX_DEPTH", "WIN", "Evaluator", "SearchConfig", "SearchInfo", "Searcher"]
 

@@ -47,7 +47,6 @@ from jungle_cli._views import (
     move_target,
     position_view,
 )
-from jungle_core._notation import describe_action
 
 __all__ = ["HUMAN", "MODES", "ServedGame"]
 
@@ -194,16 +193,9 @@ class ServedGame:
 
     def record(self) -> GameRecord:
         """The game as an arena record (the core's result; see the module notes)."""
-        found = jc.outcome(self.state)
-        return GameRecord(
-            rules=self.rules,
-            players=(self.names[0], self.names[1]),
-            seed=self.seed,
-            actions=tuple(self.actions),
-            outcomes=tuple(self.outcomes),
-            times=tuple(self.times),
-            winner=None if found is None else found.winner,
-            reason="unfinished" if found is None else found.reason.value,
+        players = (self.names[0], self.names[1])
+        return GameRecord.of_play(
+            self.state, players, self.seed, self.actions, self.outcomes, self.times
         )
 
     def texts(self) -> list[str]:
@@ -339,7 +331,7 @@ class ServedGame:
             raise BadRequestError(f"an action is an integer, not {action!r}")
         if action not in jc.legal_actions(state):
             raise BadRequestError(
-                f"{describe_action(state, action)} is not legal in {jc.to_fen(state)!r}"
+                f"{jc.describe_action(state, action)} is not legal in {jc.to_fen(state)!r}"
                 if 0 <= action < self.rules.num_actions
                 else f"action {action} is outside 0..{self.rules.num_actions - 1}"
             )

@@ -137,18 +137,10 @@ class PlaySession:
 
     def record(self) -> GameRecord:
         """The game so far as a record (``"unfinished"`` while it goes on)."""
-        result = jc.outcome(self.state)
         names = ["human", "human"]
         names[1 - self.side] = self.opponent.name
-        return GameRecord(
-            rules=self.rules,
-            players=(names[0], names[1]),
-            seed=self.seed,
-            actions=tuple(self.actions),
-            outcomes=tuple(self.outcomes),
-            times=tuple(self.times),
-            winner=None if result is None else result.winner,
-            reason="unfinished" if result is None else result.reason.value,
+        return GameRecord.of_play(
+            self.state, (names[0], names[1]), self.seed, self.actions, self.outcomes, self.times
         )
 
     def _states(self) -> list[jc.State]:

@@ -129,7 +129,7 @@ def _cmd_ablate(args: argparse.Namespace) -> int:
 
 def add_train_parsers(sub: Any) -> None:
     """Add ``train``, ``plot`` and ``ablate`` to the ``jungle`` command's sub-parsers."""
-    train = sub.add_parser("train", help="train a learning agent (dqn, qlearn, approxq)")
+    train = sub.add_parser("train", help="train a learning agent (dqn, qlearn, approxq, value)")
     train.add_argument("kind", choices=sorted(KINDS))
     train.add_argument(
         "--config",

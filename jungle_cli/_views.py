@@ -16,7 +16,7 @@ from typing import Any
 import jungle_core as jc
 from jungle_agents import agent_kinds, describe_agents
 from jungle_agents.arena import GameRecord, replay
-from jungle_core._tables import tables
+from jungle_core.lowlevel import tables
 
 __all__ = [
     "MAX_RECORD_PLIES",

@@ -36,6 +36,7 @@ from jungle_core._game import (
 )
 from jungle_core._notation import (
     action_to_str,
+    describe_action,
     from_fen,
     parse_action,
     parse_square,
@@ -82,6 +83,7 @@ __all__ = [
     "action_to_str",
     "can_take",
     "chance_outcomes",
+    "describe_action",
     "features",
     "from_fen",
     "is_chance_action",
@@ -122,6 +124,4 @@ def rules_by_name(name: str) -> Rules:
     try:
         return presets[name.strip().lower().replace("-", "_")]
     except KeyError:
-        raise JungleError(
-            f"unknown rule set {name!r}; choose one of {sorted(presets)}"
-        ) from None
+        raise JungleError(f"unknown rule set {name!r}; choose one of {sorted(presets)}") from None

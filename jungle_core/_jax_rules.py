@@ -23,9 +23,9 @@ import jax.numpy as jnp
 import numpy as np
 import numpy.typing as npt
 
+from jungle_core._codes import HIDDEN, HIDDEN_P0, HIDDEN_P1, NUM_CODES
 from jungle_core._jax_tables import WALL, JaxTables, jax_tables
 from jungle_core._rules import Rules
-from jungle_core._state import HIDDEN
 from jungle_core._tables import BattleResult
 
 __all__ = ["Kernel"]
@@ -54,7 +54,7 @@ def _attack_words(battle: npt.NDArray[np.int8], results: tuple[int, ...]) -> tup
     for a in range(1, 9):
         row = 0
         for b in range(1, 9):
-            if int(battle[a * 20 + 8 + b]) in results:
+            if int(battle[a * NUM_CODES + 8 + b]) in results:
                 row |= 1 << (b - 1)
         if a <= 4:
             low |= row << ((a - 1) * 8)
@@ -299,7 +299,7 @@ class Kernel:
         select = jnp.where(
             code == HIDDEN,
             0xFFFF,
-            jnp.where(code == 18, 0xFF, jnp.where(code == 19, 0xFF00, 0)),
+            jnp.where(code == HIDDEN_P0, 0xFF, jnp.where(code == HIDDEN_P1, 0xFF00, 0)),
         )
         return mask & select
 
@@ -351,7 +351,7 @@ class Kernel:
         q_up = jnp.where(turned, o + 1, q)
         new_mask = jnp.where(turned, mask & ~(jnp.int32(1) << o), mask)
         if self.is_dark:
-            result = jnp.asarray(self.t.battle)[p * 20 + q_up].astype(jnp.int32)
+            result = jnp.asarray(self.t.battle)[p * NUM_CODES + q_up].astype(jnp.int32)
             result = jnp.where(q == 0, _TAKE, result)
             own = ((q_up - 1) >> 3) == player
             result = jnp.where((turned & own) | is_reveal, _FORBIDDEN, result)

@@ -18,8 +18,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from jungle_core._codes import HIDDEN, HIDDEN_OWNED, HIDDEN_P0, NUM_CODES
 from jungle_core._rules import Rules
-from jungle_core._state import HIDDEN
 from jungle_core._tables import BattleResult, tables
 
 __all__ = ["WALL", "JaxTables", "jax_tables"]
@@ -37,8 +37,8 @@ class JaxTables:
     - ``step``: ``int32[N, 4]``, the neighbour of ``sq`` in direction ``d``; ``N`` (the
       padding square) off the board.
     - ``battle``: ``int8[20 * 20]``, the :class:`BattleResult` of face-up code ``p``
-      attacking face-up code ``q`` at ``p * 20 + q``.
-    - ``move_bits``: ``uint32[2 * 20]``: bit ``q`` of entry ``me * 20 + p`` is set when
+      attacking face-up code ``q`` at ``p * NUM_CODES + q``.
+    - ``move_bits``: ``uint32[2 * 20]``: bit ``q`` of entry ``me * NUM_CODES + p`` is set when
       player ``me``'s piece with code ``p`` may move onto a square holding code ``q``
       (``q`` in 0..20, ``WALL`` never) under the DARK options: ``p`` must be ``me``'s
       face-up piece; ``q`` empty, face-down (if ``attack_face_down``), or an opponent's
@@ -86,20 +86,20 @@ def jax_tables(rules: Rules) -> JaxTables:
     step[step < 0] = n
     battle = np.array(base.battle, dtype=np.int8)
 
-    move_bits = np.zeros(2 * 20, dtype=np.uint32)
+    move_bits = np.zeros(2 * NUM_CODES, dtype=np.uint32)
     for me in (0, 1):
         for p in range(me * 8 + 1, me * 8 + 9):
             bits = 1  # q = 0, an empty square
             if rules.attack_face_down:
                 bits |= (1 << 17) | (1 << 18) | (1 << 19)
             for q in range(1, 17):
-                if battle[p * 20 + q] != BattleResult.FORBIDDEN:
+                if battle[p * NUM_CODES + q] != BattleResult.FORBIDDEN:
                     bits |= 1 << q
-            move_bits[me * 20 + p] = bits
+            move_bits[me * NUM_CODES + p] = bits
     reveal_bits = np.zeros(2, dtype=np.uint32)
     for me in (0, 1):
-        for code in (HIDDEN, 18, 19):
-            if rules.reveal == "any" or code == 18 + me:
+        for code in (HIDDEN, *HIDDEN_OWNED):
+            if rules.reveal == "any" or code == HIDDEN_P0 + me:
                 reveal_bits[me] |= np.uint32(1 << code)
 
     water = np.zeros(n + 1, dtype=np.bool_)

@@ -6,9 +6,12 @@ import re
 
 import numpy as np
 
+from jungle_core._codes import HIDDEN, HIDDEN_P0, HIDDEN_P1, NUM_CODES, RANK_LETTERS, RANK_NAMES
 from jungle_core._errors import IllegalActionError, InvalidPositionError, NotationError, int_text
+from jungle_core._moves import is_legal, landing
+from jungle_core._position_text import face_down_field, piece_char, square_name, to_fen
 from jungle_core._rules import DARK, Rules
-from jungle_core._state import HIDDEN, RANK_LETTERS, RANK_NAMES, State
+from jungle_core._state import State
 from jungle_core._tables import tables
 
 __all__ = [
@@ -21,17 +24,6 @@ __all__ = [
     "square_name",
     "to_fen",
 ]
-
-
-def square_name(rules: Rules, sq: int) -> str:
-    """The text name of a square: file letter then rank number.
-
-    >>> from jungle_core import DARK
-    >>> square_name(DARK, 0), square_name(DARK, 7), square_name(DARK, 48)
-    ('a1', 'h1', 'a7')
-    """
-    row, col = divmod(sq, rules.cols)
-    return f"{chr(97 + col)}{row + 1}"
 
 
 def parse_square(rules: Rules, text: str) -> int:
@@ -47,9 +39,7 @@ def parse_square(rules: Rules, text: str) -> int:
     # would hit Python's digit limit
     m = re.fullmatch(r"([a-z])([1-9][0-9]{0,8})", text.strip().lower())
     if m is None:
-        raise NotationError(
-            f"{_clip(text)!r} is not a square name (a file letter then a rank)"
-        )
+        raise NotationError(f"{_clip(text)!r} is not a square name (a file letter then a rank)")
     col, row = ord(m.group(1)) - 97, int(m.group(2)) - 1
     if not (0 <= col < rules.cols and 0 <= row < rules.rows):
         raise NotationError(
@@ -59,64 +49,6 @@ def parse_square(rules: Rules, text: str) -> int:
 
 
 # ------------------------------------------------------------------ position strings
-
-
-def _piece_char(code: int) -> str:
-    if code == HIDDEN:
-        return "?"
-    if code == 18:
-        return "X"
-    if code == 19:
-        return "x"
-    letter = RANK_LETTERS[((code - 1) & 7) + 1]
-    return letter if code <= 8 else letter.lower()
-
-
-def _face_down_field(mask: int, owner: int) -> str:
-    letters = "".join(RANK_LETTERS[r] for r in range(8, 0, -1) if mask >> (owner * 8 + r - 1) & 1)
-    if not letters:
-        return "-"
-    return letters if owner == 0 else letters.lower()
-
-
-def to_fen(state: State) -> str:
-    """The position string of SPEC §5.
-
-    >>> from jungle_core import new_game, CLASSIC
-    >>> to_fen(new_game())
-    '????????/8/8/8/8/8/???????? 0 0 0 ELTPWDCR eltpwdcr'
-    >>> to_fen(new_game(CLASSIC))
-    'l5t/1d3c1/r1p1w1e/7/7/7/E1W1P1R/1C3D1/T5L 0 0 0'
-    """
-    rules = state.rules
-    cols = rules.cols
-    rows_text = []
-    for row in range(rules.rows - 1, -1, -1):
-        out = []
-        empty = 0
-        for code in state.board[row * cols : (row + 1) * cols]:
-            if code == 0:
-                empty += 1
-                continue
-            if empty:
-                out.append(str(empty))
-                empty = 0
-            out.append(_piece_char(code))
-        if empty:
-            out.append(str(empty))
-        rows_text.append("".join(out))
-    fields = [
-        "/".join(rows_text),
-        str(state.to_move),
-        str(state.plies_since_removal),
-        str(state.ply),
-    ]
-    if rules.variant == "dark":
-        fields += [
-            _face_down_field(state.face_down_mask, 0),
-            _face_down_field(state.face_down_mask, 1),
-        ]
-    return " ".join(fields)
 
 
 _LETTER_RANK = {letter: rank for rank, letter in enumerate(RANK_LETTERS) if rank}
@@ -212,7 +144,7 @@ def from_fen(text: str, rules: Rules = DARK) -> State:
             if ch == "?":
                 code = HIDDEN
             elif ch in "Xx":
-                code = 18 if ch == "X" else 19
+                code = HIDDEN_P0 if ch == "X" else HIDDEN_P1
             elif ch.upper() in _LETTER_RANK:
                 code = _LETTER_RANK[ch.upper()] + (0 if ch.isupper() else 8)
             else:
@@ -260,7 +192,7 @@ def validate(state: State, fen: str | None = None) -> None:
         raise InvalidPositionError(f"the board has {len(board)} squares, not {rules.num_squares}")
     seen: dict[int, int] = {}
     for sq, code in enumerate(board):
-        if not 0 <= code <= 19:
+        if not 0 <= code < NUM_CODES:
             raise InvalidPositionError(f"square code {code} at {square_name(rules, sq)} is unknown")
         if 1 <= code <= 16:
             owner, rank = (code - 1) >> 3, ((code - 1) & 7) + 1
@@ -277,7 +209,7 @@ def validate(state: State, fen: str | None = None) -> None:
                 )
             seen[code] = sq
     unknown = board.count(HIDDEN)
-    known = (board.count(18), board.count(19))
+    known = (board.count(HIDDEN_P0), board.count(HIDDEN_P1))
     if rules.variant == "classic":
         if unknown or any(known) or mask:
             raise InvalidPositionError(f"CLASSIC has no face-down pieces, in {where!r}")
@@ -330,17 +262,8 @@ def validate(state: State, fen: str | None = None) -> None:
 
 def _destination(state: State, action: int) -> int:
     """Where a move action lands (jumps included), or -1 if it leaves the board."""
-    rules = state.rules
-    n = rules.num_squares
-    sq, d = divmod(action - n, 4)
-    t = tables(rules)
-    target = t.step[sq * 4 + d]
-    if target >= 0 and t.water[target]:
-        code = state.board[sq]
-        jump = t.jump[sq * 4 + d]
-        if jump is not None and code and ((code - 1) & 7) + 1 in (6, 7):
-            return jump[0]
-    return target
+    sq, d = divmod(action - state.rules.num_squares, 4)
+    return landing(tables(state.rules), state.board, sq, d)
 
 
 def action_to_str(state: State, action: int) -> str:
@@ -378,7 +301,12 @@ def action_to_str(state: State, action: int) -> str:
 
 
 def describe_action(state: State, action: int) -> str:
-    """Text for an action in an error message: its notation if it has one, else its number."""
+    """Text for an action in an error message: its notation if it has one, else its number.
+
+    >>> from jungle_core import new_game
+    >>> describe_action(new_game(), 3), describe_action(new_game(), 999)
+    ('?d1 (action 3)', 'action 999')
+    """
     try:
         return f"{action_to_str(state, action)} (action {action})"
     except IllegalActionError:
@@ -399,8 +327,6 @@ def parse_action(state: State, text: str) -> int:
     ...
     jungle_core._errors.IllegalActionError: d1-d2 is not legal in '????????/8/8/8/8/8/...'
     """
-    from jungle_core._game import _is_legal
-
     if not isinstance(text, str):
         raise TypeError(f"an action string is a str, not {type(text).__name__}")
     rules = state.rules
@@ -423,7 +349,7 @@ def parse_action(state: State, text: str) -> int:
         action = rules.num_squares + 4 * src + d
         if _destination(state, action) != dst:
             raise IllegalActionError(f"{raw} is not legal in {to_fen(state)!r}")
-    if not _is_legal(state, action):
+    if not is_legal(state, action):
         raise IllegalActionError(f"{raw} is not legal in {to_fen(state)!r}")
     return action
 
@@ -461,7 +387,7 @@ def render(state: State) -> str:
             sq = row * rules.cols + col
             code = state.board[sq]
             if code:
-                cells.append(_piece_char(code))
+                cells.append(piece_char(code))
             elif t.water[sq]:
                 cells.append("~")
             elif t.den_of[sq] >= 0:
@@ -479,6 +405,6 @@ def render(state: State) -> str:
     if rules.variant == "dark":
         mask = state.face_down_mask
         lines.append(
-            f"face down: player 0 {_face_down_field(mask, 0)}, player 1 {_face_down_field(mask, 1)}"
+            f"face down: player 0 {face_down_field(mask, 0)}, player 1 {face_down_field(mask, 1)}"
         )
     return "\n".join(lines)

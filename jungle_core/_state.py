@@ -1,29 +1,28 @@
-"""The game state: a small frozen value, plus the piece encoding it uses.
+"""The game state: a small frozen value, and how a game ends.
 
-Square contents are small ints (one tuple of them is the board):
-
-===========  ==========================================================
-code         meaning
-===========  ==========================================================
-0            empty
-1 .. 8       player 0's face-up piece of rank 1 (Rat) .. 8 (Elephant)
-9 .. 16      player 1's face-up piece: ``8 + rank``
-17           face-down piece, owner unknown (``?``)
-18, 19       face-down piece of known owner 0 / 1 (``X`` / ``x``, set-up ``home_rows``)
-===========  ==========================================================
-
-So a face-up code is ``owner * 8 + rank``, and the *outcome index* of a chance event that
-turns up ``(owner, rank)`` is ``code - 1 = owner * 8 + rank - 1`` (0..15), the index the
-JAX core's ``chance_probs`` uses too.
+The board is a tuple of square codes (see :mod:`jungle_core._codes`, re-exported here),
+square ``row * cols + col``.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 
 import attrs
 
-from jungle_core._rules import Rules
+from jungle_core._codes import (
+    EMPTY,
+    HIDDEN,
+    HIDDEN_OWNED,
+    RANK_LETTERS,
+    RANK_NAMES,
+    piece_code,
+    piece_owner,
+    piece_rank,
+)
+from jungle_core._position_text import to_fen
+from jungle_core._rules import CLASSIC, DARK, DARK_STRICT, Rules
 
 __all__ = [
     "EMPTY",
@@ -39,41 +38,16 @@ __all__ = [
     "piece_rank",
 ]
 
-EMPTY = 0
-HIDDEN = 17
-HIDDEN_OWNED = (18, 19)
-
-RANK_NAMES = ("", "Rat", "Cat", "Dog", "Wolf", "Leopard", "Tiger", "Lion", "Elephant")
-"""``RANK_NAMES[rank]`` for rank 1..8."""
-RANK_LETTERS = ".RCDWPTLE"
-"""``RANK_LETTERS[rank]``: the English letter of a rank (P = panther/leopard)."""
+_PRESET_NAMES = {DARK: "DARK", DARK_STRICT: "DARK_STRICT", CLASSIC: "CLASSIC"}
 
 
-def piece_code(owner: int, rank: int) -> int:
-    """The board code of a face-up piece.
-
-    >>> piece_code(0, 8), piece_code(1, 1)
-    (8, 9)
-    """
-    return owner * 8 + rank
-
-
-def piece_owner(code: int) -> int:
-    """The owner (0 or 1) of a face-up piece code.
-
-    >>> piece_owner(8), piece_owner(9)
-    (0, 1)
-    """
-    return (code - 1) >> 3
-
-
-def piece_rank(code: int) -> int:
-    """The rank (1..8) of a face-up piece code.
-
-    >>> piece_rank(8), piece_rank(9)
-    (8, 1)
-    """
-    return ((code - 1) & 7) + 1
+def _in_play_of(state: State) -> int:
+    """The ``in_play`` mask of a state built by its constructor (face-down set + board)."""
+    mask = state.face_down_mask
+    for code in state.board:
+        if 0 < code < HIDDEN:
+            mask |= 1 << (code - 1)
+    return mask
 
 
 class Reason(enum.Enum):
@@ -126,6 +100,9 @@ class State:
     - ``history``: under ``repetition='ban_third'``, a key of each position since the
       last capture (the current one last); empty otherwise. Not part of the position
       string.
+    - ``in_play`` (derived, not a constructor argument, not compared): bit
+      ``owner * 8 + rank - 1`` is set for each piece still in the game, face up or face
+      down; the end-of-game test reads it instead of scanning the board.
 
     >>> from jungle_core import new_game
     >>> s = new_game()
@@ -140,6 +117,9 @@ class State:
     plies_since_removal: int = 0
     ply: int = 0
     history: tuple[int, ...] = ()
+    in_play: int = attrs.field(
+        init=False, eq=False, default=attrs.Factory(_in_play_of, takes_self=True)
+    )
 
     @property
     def face_down(self) -> frozenset[tuple[int, int]]:
@@ -153,9 +133,59 @@ class State:
         return frozenset((i >> 3, (i & 7) + 1) for i in range(16) if mask >> i & 1)
 
     def __repr__(self) -> str:
-        from jungle_core._notation import to_fen
-        from jungle_core._rules import CLASSIC, DARK, DARK_STRICT
-
-        presets = {DARK: "DARK", DARK_STRICT: "DARK_STRICT", CLASSIC: "CLASSIC"}
-        rules = presets.get(self.rules, repr(self.rules))
+        rules = _PRESET_NAMES.get(self.rules, repr(self.rules))
         return f"from_fen({to_fen(self)!r}, rules={rules})"
+
+
+_new = object.__new__
+_SET_FIELDS = tuple(
+    State.__dict__[name].__set__
+    for name in (
+        "rules",
+        "board",
+        "to_move",
+        "face_down_mask",
+        "plies_since_removal",
+        "ply",
+        "history",
+        "in_play",
+        "_attrs_cached_hash",
+    )
+)
+
+
+def next_state(
+    rules: Rules,
+    board: tuple[int, ...],
+    to_move: int,
+    face_down_mask: int,
+    plies_since_removal: int,
+    ply: int,
+    history: tuple[int, ...],
+    in_play: int,
+    *,
+    _set: tuple[Callable[[object, object], None], ...] = _SET_FIELDS,
+) -> State:
+    """The core's own constructor, for a successor it has computed (``in_play`` included).
+
+    It fills the slots of a new frozen :class:`State` directly, skipping the generated
+    ``__init__`` (about 40 % of its cost): the transition function builds one state per
+    ply, so this is the hot path. The value is the same as the constructor's:
+
+    >>> from jungle_core import new_game
+    >>> s = new_game()
+    >>> t = next_state(s.rules, s.board, 0, s.face_down_mask, 0, 0, (), s.in_play)
+    >>> t == s, hash(t) == hash(s), t.in_play == s.in_play
+    (True, True, True)
+    """
+    state = _new(State)
+    _set[0](state, rules)
+    _set[1](state, board)
+    _set[2](state, to_move)
+    _set[3](state, face_down_mask)
+    _set[4](state, plies_since_removal)
+    _set[5](state, ply)
+    _set[6](state, history)
+    _set[7](state, in_play)
+    _set[8](state, None)
+    return state

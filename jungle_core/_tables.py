@@ -11,6 +11,7 @@ import functools
 
 import attrs
 
+from jungle_core._codes import EMPTY, HIDDEN, NUM_CODES
 from jungle_core._rules import Rules
 
 __all__ = ["BattleResult", "Tables", "can_take", "tables"]
@@ -52,7 +53,7 @@ class Tables:
     - ``step[sq * 4 + d]``: the neighbour of ``sq`` in direction ``d`` (0 = row - 1,
       1 = row + 1, 2 = col - 1, 3 = col + 1), or -1 off the board.
     - ``neighbours[sq]``: ``(d, neighbour)`` pairs in ascending ``d``.
-    - ``battle[p * 20 + q]``: the :class:`BattleResult` of face-up code ``p`` attacking
+    - ``battle[p * NUM_CODES + q]``: the :class:`BattleResult` of face-up code ``p`` attacking
       face-up code ``q`` (DARK options applied; CLASSIC ignores trap/water here).
     - ``water[sq]``, ``trap_of[sq]`` (the player whose den the trap guards, or -1),
       ``den_of[sq]`` (-1 or the den's owner), ``dens[player]``: CLASSIC terrain.
@@ -62,6 +63,12 @@ class Tables:
     - ``dark_target_ok[p][q]``: DARK: may face-up code ``p`` move onto a square holding
       code ``q`` (empty, a face-down piece if ``attack_face_down``, or a battle the
       options allow)?
+    - ``dark_effect[p * NUM_CODES + q]``: DARK: what face-up ``p`` moving onto a square
+      whose piece is (or has just turned up as) face-up ``q`` (0: empty) leaves behind,
+      ``(code left on the source square, code left on the target, removed-piece bits)``
+      with bit ``code - 1`` per piece removed; a piece of the mover's own that turns up
+      stops the move (SPEC §1). The one statement of a DARK move's effect: the
+      transition and the agents' incremental evaluations read it.
     """
 
     rows: int
@@ -76,13 +83,14 @@ class Tables:
     jump: tuple[tuple[int, tuple[int, ...]] | None, ...]
     moves_of: tuple[tuple[tuple[int, int], ...], ...]
     dark_target_ok: tuple[tuple[bool, ...], ...]
+    dark_effect: tuple[tuple[int, int, int], ...]
 
 
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 
 
 def _battle_table(rules: Rules) -> tuple[int, ...]:
-    table = [BattleResult.FORBIDDEN] * 400
+    table = [BattleResult.FORBIDDEN] * NUM_CODES * NUM_CODES
     for p in range(1, 17):
         for q in range(1, 17):
             if (p - 1) >> 3 == (q - 1) >> 3:
@@ -100,8 +108,28 @@ def _battle_table(rules: Rules) -> tuple[int, ...]:
                 result = BattleResult.LOSE
             else:
                 result = BattleResult.FORBIDDEN
-            table[p * 20 + q] = result
+            table[p * NUM_CODES + q] = result
     return tuple(table)
+
+
+def _dark_effect_table(battle: tuple[int, ...]) -> tuple[tuple[int, int, int], ...]:
+    effect = [(0, 0, 0)] * (NUM_CODES * NUM_CODES)
+    for p in range(1, 17):
+        for q in range(17):
+            if not q:
+                result = BattleResult.TAKE
+            elif (q - 1) >> 3 == (p - 1) >> 3:
+                result = BattleResult.FORBIDDEN
+            else:
+                result = battle[p * NUM_CODES + q]
+            p_bit, q_bit = 1 << (p - 1), (1 << (q - 1)) if q else 0
+            effect[p * NUM_CODES + q] = {
+                BattleResult.TAKE: (EMPTY, p, q_bit),
+                BattleResult.BOTH: (EMPTY, EMPTY, p_bit | q_bit),
+                BattleResult.LOSE: (EMPTY, q, p_bit),
+                BattleResult.FORBIDDEN: (p, q, 0),
+            }[result]
+    return tuple(effect)
 
 
 @functools.cache
@@ -159,13 +187,14 @@ def tables(rules: Rules) -> Tables:
     dark_target_ok = tuple(
         tuple(
             q == 0
-            or (q >= 17 and rules.attack_face_down)
-            or (1 <= p <= 16 and q <= 16 and battle[p * 20 + q] != BattleResult.FORBIDDEN)
-            for q in range(20)
+            or (q >= HIDDEN and rules.attack_face_down)
+            or (1 <= p <= 16 and q <= 16 and battle[p * NUM_CODES + q] != BattleResult.FORBIDDEN)
+            for q in range(NUM_CODES)
         )
-        for p in range(20)
+        for p in range(NUM_CODES)
     )
     return Tables(
+        dark_effect=_dark_effect_table(battle),
         rows=rows,
         cols=cols,
         step=tuple(step),

@@ -68,14 +68,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jungle_core._codes import HIDDEN, HIDDEN_P0, HIDDEN_P1
 from jungle_core._errors import JungleError
 from jungle_core._jax_rules import Kernel
-from jungle_core._jax_tables import jax_tables
+from jungle_core._jax_tables import WALL, JaxTables, jax_tables
 from jungle_core._rules import Rules
-from jungle_core._state import HIDDEN, State
+from jungle_core._state import State
 from jungle_core._tensors import CLASSIC_CHANNELS, DARK_CHANNELS
 
-__all__ = ["JaxEnv", "JaxState", "make"]
+__all__ = ["WALL", "JaxEnv", "JaxState", "JaxTables", "jax_tables", "make"]
 
 
 @functools.partial(
@@ -406,10 +407,10 @@ class JaxEnv:
         n1 = _popcount((mask >> 8) & 0xFF)
         share = jnp.asarray(_OWNER_SHARE)[n0 * 9 + n1]
         owner0 = jnp.where(
-            ((b >= 1) & (b <= 8)) | (b == 18), 1.0, jnp.where(b == HIDDEN, share[0], 0.0)
+            ((b >= 1) & (b <= 8)) | (b == HIDDEN_P0), 1.0, jnp.where(b == HIDDEN, share[0], 0.0)
         )
         owner1 = jnp.where(
-            ((b >= 9) & (b <= 16)) | (b == 19), 1.0, jnp.where(b == HIDDEN, share[1], 0.0)
+            ((b >= 9) & (b <= 16)) | (b == HIDDEN_P1), 1.0, jnp.where(b == HIDDEN, share[1], 0.0)
         )
         rank = jnp.where(face_up, ((b - 1) & 7) + 1, 0).astype(jnp.float32) / 8.0
         first = state.current_player == 0

@@ -12,8 +12,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from jungle_core import DARK, Rules
-from jungle_core._tables import BattleResult, tables
 from jungle_core.jax_env import JaxState
+from jungle_core.lowlevel import BattleResult, tables
 
 __all__ = ["potential", "present", "removed_ranks", "shaping_tables"]
 

@@ -83,10 +83,8 @@ import numpy as np
 import numpy.typing as npt
 
 from jungle_agents import GreedyWeights
-from jungle_core._jax_tables import jax_tables
-from jungle_core._state import HIDDEN
-from jungle_core._tables import BattleResult
-from jungle_core.jax_env import JaxEnv, JaxState
+from jungle_core.jax_env import JaxEnv, JaxState, jax_tables
+from jungle_core.lowlevel import HIDDEN, HIDDEN_OWNED, HIDDEN_P0, HIDDEN_P1, NUM_CODES, BattleResult
 
 __all__ = ["TIE_TOLERANCE", "JaxGreedy"]
 
@@ -177,9 +175,9 @@ class JaxGreedy:
         for x in range(1, 9):
             for y in range(9, 17):
                 s = 0.0
-                if battle[x * 20 + y] == BattleResult.TAKE:
+                if battle[x * NUM_CODES + y] == BattleResult.TAKE:
                     s += w.take
-                if battle[y * 20 + x] == BattleResult.TAKE:
+                if battle[y * NUM_CODES + x] == BattleResult.TAKE:
                     s -= w.taken
                 safety[x, y] = safety[y, x] = w.safety * s
         pair = safety + w.mobility * (ok + ok.T)  # E(x, y), symmetric
@@ -273,7 +271,7 @@ class JaxGreedy:
         self._e_empty = float(pair[1, 0])
         for p in range(1, 9):
             for q in (0, *range(9, 17)):
-                result = take if q == 0 else battle[p * 20 + q]
+                result = take if q == 0 else battle[p * NUM_CODES + q]
                 if result == take:
                     want = pair_terms(p, q, 0, p)
                     got = self._k_take + self._pair_value(p, q, battle)
@@ -292,12 +290,12 @@ class JaxGreedy:
         for p in range(1, 9):
             for o in range(16):
                 u = o + 1
-                result = BattleResult.FORBIDDEN if u <= 8 else battle[p * 20 + u]
+                result = BattleResult.FORBIDDEN if u <= 8 else battle[p * NUM_CODES + u]
                 stay = result not in (take, both, lose)  # own piece, or the turn just ends
                 x = p if stay else 0
                 y = p if result == take else 0 if result == both else u
                 turned_up[o, p - 1] = float(stay or result == lose)
-                for k, q in enumerate((HIDDEN, 18, 19)):
+                for k, q in enumerate((HIDDEN, *HIDDEN_OWNED)):
                     chance[p - 1, k, o] = (
                         d_mask[o] + pair_terms(p, q, x, y),
                         float(not stay),
@@ -313,9 +311,9 @@ class JaxGreedy:
         w = self.weights
         if q == 0:
             return self._e_empty
-        takes = battle[p * 20 + q] == BattleResult.TAKE
-        taken = battle[q * 20 + p] == BattleResult.TAKE
-        may = battle[p * 20 + q] != BattleResult.FORBIDDEN
+        takes = battle[p * NUM_CODES + q] == BattleResult.TAKE
+        taken = battle[q * NUM_CODES + p] == BattleResult.TAKE
+        may = battle[p * NUM_CODES + q] != BattleResult.FORBIDDEN
         return float(w.safety * (w.take * takes - w.taken * taken) + w.mobility * may)
 
     # ------------------------------------------------------------------ traced code
@@ -375,7 +373,7 @@ class JaxGreedy:
         face_up = (b >= 1) & (b <= 16)
         # Relabel so that the player to move is player 0 (own pieces 1..8, own 18).
         rel = jnp.where(flip & face_up, ((b - 1) ^ 8) + 1, b)
-        rel = jnp.where(flip & (b >= 18) & (b <= 19), 37 - rel, rel)
+        rel = jnp.where(flip & (b >= HIDDEN_P0) & (b <= HIDDEN_P1), 37 - rel, rel)
         raw_mask = state.face_down_mask.astype(jnp.int32)
         mask = jnp.where(flip, ((raw_mask >> 8) & 0xFF) | ((raw_mask & 0xFF) << 8), raw_mask)
         place = jnp.where(flip, jnp.asarray(self._place[1]), jnp.asarray(self._place[0]))

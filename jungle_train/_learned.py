@@ -8,6 +8,7 @@ plays that checkpoint (a file written by ``jungle train ... --out DIR``: ``DIR/a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from jungle_train._errors import CheckpointError
 __all__ = [
     "SHIPPED",
     "DQNAgent",
+    "arrays_to_params",
     "conv_numpy",
     "coordinate_planes",
     "network_numpy",
@@ -108,6 +110,27 @@ def conv_numpy(
     return out
 
 
+def arrays_to_params(
+    arrays: Mapping[str, np.ndarray[Any, Any]], source: str, what: str
+) -> dict[str, Any]:
+    """A playing checkpoint's ``params/<layer>/.../<name>`` arrays as flax's nested
+    parameter dict (float32); :class:`CheckpointError` naming ``source`` for any other array.
+
+    >>> arrays_to_params({"params/Dense_0/bias": np.zeros(2)}, "f.npz", "DQN")
+    {'Dense_0': {'bias': array([0., 0.], dtype=float32)}}
+    """
+    params: dict[str, Any] = {}
+    for key, value in arrays.items():
+        parts = key.split("/")
+        if len(parts) < 3 or parts[0] != "params":
+            raise CheckpointError(f"{source}: unexpected array {key!r} in a {what} checkpoint")
+        node = params
+        for part in parts[1:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = np.asarray(value).astype(np.float32)
+    return params
+
+
 class DQNAgent:
     """Plays the masked argmax of a DQN checkpoint's action values (SPEC §7), with
     probability ``epsilon`` a uniformly random legal action instead.
@@ -131,18 +154,7 @@ class DQNAgent:
         self.name = "dqn" if not path else f"dqn:path={path}"
         self.config = dict(ckpt.config)
         self.step = ckpt.step
-        params: dict[str, Any] = {}
-        for key, value in ckpt.arrays.items():
-            parts = key.split("/")
-            if len(parts) < 3 or parts[0] != "params":
-                raise CheckpointError(
-                    f"{source}: unexpected array {key!r} in a DQN agent checkpoint"
-                )
-            node = params
-            for part in parts[1:-1]:
-                node = node.setdefault(part, {})
-            node[parts[-1]] = value.astype(np.float32)
-        self.params = params
+        self.params = arrays_to_params(ckpt.arrays, source, "DQN")
         self.clock = self.config.get("observation") == "spec+clock"
         self.conv = self.config.get("network", "mlp") == "conv"
         try:

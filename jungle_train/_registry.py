@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from jungle_agents import Param, register_agent
 
-__all__ = ["register_approxq", "register_dqn", "register_qlearn"]
+__all__ = ["register_approxq", "register_dqn", "register_qlearn", "register_value"]
 
 
 def _params(kind: str) -> dict[str, Param]:
@@ -43,6 +43,19 @@ def register_qlearn() -> None:
 
     register_agent(
         "qlearn", QTableAgent, _params("qlearn"), "tabular Q-learning (SPEC §7)", replace=True
+    )
+
+
+def register_value() -> None:
+    """Register ``value``: one ply of expectimax on a value-network checkpoint."""
+    from jungle_train._value_agent import ValueAgent
+
+    register_agent(
+        "value",
+        ValueAgent,
+        _params("value"),
+        "one ply of expectimax on a trained value network (DARK)",
+        replace=True,
     )
 
 

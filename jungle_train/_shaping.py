@@ -50,7 +50,7 @@ import numpy as np
 
 from jungle_agents import GreedyAgent, RandomAgent
 from jungle_core import DARK, Rules, State, new_game, outcome, step, transitions
-from jungle_core._tables import BattleResult, tables
+from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
 
 __all__ = [
     "CAPTURE",
@@ -148,10 +148,10 @@ def tactics(state: State, player: int) -> tuple[list[float], list[float], int]:
         for e, er, ek in opp:
             d = abs(r - er) + abs(k - ek)
             if d < best:
-                best, can, hit = d, takes[c * 20 + e], takes[e * 20 + c]
+                best, can, hit = d, takes[c * NUM_CODES + e], takes[e * NUM_CODES + c]
             elif d == best:
-                can = can or takes[c * 20 + e]
-                hit = hit or takes[e * 20 + c]
+                can = can or takes[c * NUM_CODES + e]
+                hit = hit or takes[e * NUM_CODES + c]
         if opp:
             opps.append(1.0 / (1 + best) if can else 0.0)
             threats.append(1.0 / (1 + best) if hit else 0.0)

@@ -24,10 +24,16 @@ KINDS = {
     "dqn": "jungle_train.dqn",
     "qlearn": "jungle_train.tabular_q",
     "approxq": "jungle_train.approx_q",
+    "value": "jungle_train.value",
 }
 """Learner kind → its module (each has ``Config``, optional ``CONFIGS`` and a trainer)."""
 
-_TRAINER_CLASS = {"dqn": "DQNTrainer", "qlearn": "QLearner", "approxq": "ApproxQLearner"}
+_TRAINER_CLASS = {
+    "dqn": "DQNTrainer",
+    "qlearn": "QLearner",
+    "approxq": "ApproxQLearner",
+    "value": "ValueTrainer",
+}
 
 
 def _module(kind: str) -> Any:

@@ -92,7 +92,8 @@ def pieces(state: State, owner: int) -> int:
 
 
 def fields(state: State) -> tuple[object, ...]:
-    return attrs.astuple(state, recurse=False)
+    """The constructor's arguments of a state (``in_play`` is derived)."""
+    return attrs.astuple(state, recurse=False, filter=lambda a, _: a.init)
 
 
 # ------------------------------------------------------------------------ values
@@ -117,6 +118,17 @@ def test_no_function_changes_its_input(name: str, data: st.DataObject) -> None:
             chance_outcomes(state, action)
             action_to_str(state, action)
     assert fields(state) == before
+
+
+@family
+@given(data=st.data())
+def test_in_play_matches_the_board(name: str, data: st.DataObject) -> None:
+    """The derived ``in_play`` mask the transition carries forward equals a fresh count."""
+    for state in data.draw(games(name)):
+        rebuilt = State(*fields(state))
+        assert state.in_play == rebuilt.in_play
+        for owner in (0, 1):
+            assert bin(state.in_play >> (8 * owner) & 0xFF).count("1") == pieces(state, owner)
 
 
 @family

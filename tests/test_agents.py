@@ -42,7 +42,9 @@ from jungle_core import (
     step,
     transitions,
 )
-from jungle_core._game import _apply, _chance_mask, _mask_outcomes
+from jungle_core.lowlevel import apply as _apply
+from jungle_core.lowlevel import chance_mask as _chance_mask
+from jungle_core.lowlevel import mask_outcomes as _mask_outcomes
 
 # ---------------------------------------------------------------- positions
 

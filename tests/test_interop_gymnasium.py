@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
-import types
 import warnings
 from typing import Any
 
@@ -14,6 +14,9 @@ gymnasium = pytest.importorskip("gymnasium")
 
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
+from jungle_agents import AgentSpecError  # noqa: E402
+from jungle_agents.envs import JungleEnv as AgentsEnv  # noqa: E402
+from jungle_agents.envs import resolve_opponent as resolve_spec  # noqa: E402
 from jungle_core import (  # noqa: E402
     GameOverError,
     IllegalActionError,
@@ -54,7 +57,7 @@ def test_gymnasium_check_env_on_the_registered_ids(env_id: str) -> None:
 
 
 def test_make_imports_the_module_itself_and_passes_options() -> None:
-    env = gymnasium.make("jungle_core.interop.gymnasium:jungle/Classic-v0", player=1)
+    env = gymnasium.make("jungle_agents.envs:jungle/Classic-v0", player=1)
     obs, info = env.reset(seed=0)
     assert obs["observation"].shape == (9, 7, 22) and obs["action_mask"].shape == (315,)
     assert info["player"] == 1 and env.unwrapped.jungle_state.ply == 1  # the opponent opened
@@ -165,23 +168,31 @@ def test_opponent_callable_object_and_spec_string() -> None:
 
 
 def test_spec_strings_are_built_by_jungle_agents_make_agent() -> None:
-    agents = pytest.importorskip("jungle_agents")
-    if not hasattr(agents, "make_agent"):
-        pytest.skip("jungle_agents has no make_agent")
-    env = JungleEnv("dark", opponent="greedy", player=1)
+    env = AgentsEnv("dark", opponent="greedy", player=1)
     env.reset(seed=0)
     assert env.jungle_state.ply == 1
-    with pytest.raises(ValueError):
-        JungleEnv("dark", opponent="no-such-agent")
+    assert gymnasium.spec("jungle/Dark-v0").entry_point == "jungle_agents.envs:JungleEnv"
+    with pytest.raises(AgentSpecError, match="no-such-agent"):
+        AgentsEnv("dark", opponent="no-such-agent")
+    rng = np.random.default_rng(0)
+    assert resolve_spec(dog_takes_b1, new_game().rules) is dog_takes_b1
+    assert resolve_spec("random", new_game().rules)(new_game(), rng) in legal_actions(new_game())
 
 
-def test_without_make_agent_only_random_resolves(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "jungle_agents", types.ModuleType("jungle_agents"))
+def test_the_core_env_knows_only_the_random_spec() -> None:
+    """The core resolves policies and "random" itself and never imports the agents."""
     policy: Any = resolve_opponent("random", new_game().rules)
     rng = np.random.default_rng(0)
     assert policy(new_game(), rng) in legal_actions(new_game())
-    with pytest.raises(ValueError, match="make_agent"):
+    with pytest.raises(ValueError, match=r"jungle_agents\.envs"):
         resolve_opponent("greedy", new_game().rules)
+    with pytest.raises(ValueError, match=r"jungle_agents\.envs"):
+        JungleEnv("dark", opponent="greedy")
+    code = (
+        "import sys, jungle_core.interop.gymnasium as g; g.JungleEnv('dark').reset(seed=0); "
+        "sys.exit(any(m.startswith('jungle_agents') for m in sys.modules))"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
 def test_ansi_render_and_bad_arguments() -> None:

@@ -7,7 +7,8 @@ imports none of them (nor any framework), so ``jungle_core`` stays light:
   ``python_jungle_dark`` and ``python_jungle_classic``;
 - :mod:`jungle_core.interop.pettingzoo` (extra ``pettingzoo``): a two-player AEC environment;
 - :mod:`jungle_core.interop.gymnasium` (extra ``gymnasium``): a single-agent environment
-  against an opponent, registered as ``jungle/Dark-v0`` and ``jungle/Classic-v0``.
+  against an opponent policy; :mod:`jungle_agents.envs` extends it to agent spec strings
+  and registers it as ``jungle/Dark-v0`` and ``jungle/Classic-v0``.
 
 (``pip install jungle[interop]`` installs all three.) Importing an adapter whose framework
 is missing raises an :class:`ImportError` that names the extra to install.

@@ -1,11 +1,11 @@
 """The game as a single-agent Gymnasium environment against an opponent (extra ``gymnasium``).
 
-Importing this module registers ``jungle/Dark-v0`` (DARK rules) and ``jungle/Classic-v0``
-(CLASSIC rules); ``gymnasium.make`` can also import it itself:
+The core knows no agents, so this environment takes its opponent as a policy: the
+registered ``jungle/Dark-v0`` and ``jungle/Classic-v0`` live one layer up, in
+:mod:`jungle_agents.envs`, whose subclass also accepts agent spec strings
+(``opponent="greedy"``). Here:
 
->>> import gymnasium
->>> env = gymnasium.make("jungle_core.interop.gymnasium:jungle/Dark-v0",
-...                      opponent="random", player=0, render_mode="ansi")
+>>> env = JungleEnv("dark", player=0, render_mode="ansi")   # the built-in random opponent
 >>> obs, info = env.reset(seed=0)
 >>> obs["observation"].shape, obs["action_mask"].shape, info["player"]
 ((7, 8, 6), (280,), 0)
@@ -19,13 +19,9 @@ Importing this module registers ``jungle/Dark-v0`` (DARK rules) and ``jungle/Cla
   game is over. Chance (which piece a reveal turns up) and the opponent's randomness are
   drawn from the environment's generator, seeded by ``reset(seed=...)``.
 - **The opponent** is any of: a callable ``(state, rng) -> action``; an object with
-  ``act(state, rng) -> action`` (the :mod:`jungle_agents` protocol); or an agent spec string
-  such as ``"random"``, ``"greedy"`` or ``"minimax:depth=3"``, built with
-  ``jungle_agents.make_agent(spec, rules)``. Resolving a spec string is the one place where
-  ``jungle_core`` reaches up to ``jungle_agents``: the import happens inside
-  :func:`resolve_opponent`, only when a spec string is given, so importing ``jungle_core``
-  (or this module) never imports the agents. Without ``jungle_agents.make_agent`` only the
-  spec ``"random"`` is available (a built-in uniform random opponent).
+  ``act(state, rng) -> action`` (the :mod:`jungle_agents` protocol); or ``"random"`` (the
+  built-in uniform random opponent, the default). Other spec strings (``"greedy"``,
+  ``"minimax:depth=3"``) need the agents: use :class:`jungle_agents.envs.JungleEnv`.
 - **Observation**: ``{"observation": float32[rows, cols, C], "action_mask": int8[num_actions]}``:
   the SPEC §6 tensor for the player to move, who is the agent whenever it acts (DARK
   ``float32[7, 8, 6]``, channels 4/5 the agent's / the opponent's pieces; CLASSIC
@@ -45,7 +41,6 @@ Importing this module registers ``jungle/Dark-v0`` (DARK rules) and ``jungle/Cla
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any, Literal, SupportsFloat
 
@@ -57,6 +52,7 @@ from jungle_core import (
     IllegalActionError,
     Rules,
     State,
+    describe_action,
     from_fen,
     legal_action_mask,
     legal_actions,
@@ -68,7 +64,6 @@ from jungle_core import (
     step,
     to_fen,
 )
-from jungle_core._notation import describe_action
 from jungle_core.interop._common import missing_framework, resolve_rules
 
 try:
@@ -87,7 +82,7 @@ Opponent = OpponentPolicy | str | Any
 ``act(state, rng)``, or an agent spec string (see the module docstring)."""
 
 ENV_IDS = {"jungle/Dark-v0": "dark", "jungle/Classic-v0": "classic"}
-"""The registered environment ids and the rule set each plays."""
+"""The environment ids :mod:`jungle_agents.envs` registers, and the rule set each plays."""
 
 Observation = dict[str, Any]
 """``{"observation": float32[rows, cols, C], "action_mask": int8[num_actions]}``."""
@@ -102,8 +97,9 @@ def _random_policy(state: State, rng: np.random.Generator) -> int:
 def resolve_opponent(opponent: Opponent, rules: Rules) -> OpponentPolicy:
     """The policy ``(state, rng) -> action`` an opponent description stands for.
 
-    A spec string is built with ``jungle_agents.make_agent(spec, rules)``, imported here
-    and only here; when ``jungle_agents`` has no ``make_agent``, only ``"random"`` resolves.
+    A policy callable is used as it is, an object's ``act`` method is its policy, and
+    ``"random"`` is the built-in random policy. Any other string raises ``ValueError``:
+    spec strings are resolved one layer up, by :func:`jungle_agents.envs.resolve_opponent`.
 
     >>> import numpy as np
     >>> from jungle_core import DARK, new_game, legal_actions
@@ -112,22 +108,13 @@ def resolve_opponent(opponent: Opponent, rules: Rules) -> OpponentPolicy:
     0
     """
     if isinstance(opponent, str):
-        # Imported by name, at run time only: jungle_core has no static dependency on the
-        # agents (it type-checks and imports without them).
-        try:
-            agents = importlib.import_module("jungle_agents")
-        except ImportError:
-            agents = None
-        make_agent = getattr(agents, "make_agent", None)
-        if make_agent is not None:
-            opponent = make_agent(opponent, rules)
-        elif opponent.strip().lower() == "random":
+        if opponent.strip().lower() == "random":
             return _random_policy
-        else:
-            raise ValueError(
-                f"opponent spec {opponent!r} needs jungle_agents.make_agent, which is not "
-                "available; pass 'random', a callable (state, rng) -> action, or an agent"
-            )
+        raise ValueError(
+            f"opponent spec {opponent!r} needs the agents: use jungle_agents.envs.JungleEnv "
+            "(or gymnasium.make('jungle/Dark-v0', ...)), or pass 'random', a callable "
+            "(state, rng) -> action, or an agent"
+        )
     act = getattr(opponent, "act", None)
     if callable(act):
         return act  # type: ignore[no-any-return]
@@ -166,7 +153,7 @@ class JungleEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc, unu
         if illegal_action not in ("lose", "raise"):
             raise ValueError(f"illegal_action must be 'lose' or 'raise', not {illegal_action!r}")
         self.rules = resolve_rules(rules)
-        self.opponent = resolve_opponent(opponent, self.rules)
+        self.opponent = self.resolve_opponent(opponent, self.rules)
         self.player = player
         self.illegal_action = illegal_action
         self.render_mode = render_mode
@@ -183,6 +170,12 @@ class JungleEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc, unu
         self._state: State = new_game(self.rules)
         self._seat = 0 if player is None else player
         self._done = False
+
+    @staticmethod
+    def resolve_opponent(opponent: Opponent, rules: Rules) -> OpponentPolicy:
+        """How this environment turns its ``opponent`` argument into a policy (a subclass
+        that knows more opponents overrides it)."""
+        return resolve_opponent(opponent, rules)
 
     @property
     def jungle_state(self) -> State:
@@ -268,12 +261,3 @@ class JungleEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc, unu
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
             return None
         return render(self._state)
-
-
-for _env_id, _rules_name in ENV_IDS.items():
-    if _env_id not in gymnasium.registry:
-        gymnasium.register(
-            id=_env_id,
-            entry_point="jungle_core.interop.gymnasium:JungleEnv",
-            kwargs={"rules": _rules_name},
-        )

@@ -71,13 +71,13 @@ from jungle_core import (
     step_outcome,
     to_fen,
 )
-from jungle_core._tables import tables
 from jungle_core.interop._common import (
     max_chance_nodes,
     max_game_length,
     missing_framework,
     observation_for,
 )
+from jungle_core.lowlevel import tables
 
 try:
     import pyspiel

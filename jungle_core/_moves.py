@@ -1,0 +1,438 @@
+"""The rules of movement, once: legal actions, chance, the transition, the end of a game.
+
+These functions trust their input (a legal action, a possible chance outcome): they are
+the hot path of the pure core and of every search, and the checked public functions of
+:mod:`jungle_core._game` call them after validating. Agents reach them through the public
+:mod:`jungle_core.lowlevel`.
+
+The CLASSIC move rule lives in :func:`classic_moves` (which moves exist) and
+:func:`landing` (where a move lands); the DARK move rule in :func:`dark_legal` and the
+DARK battle in :func:`dark_battle`; the transition of both in :func:`apply`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from itertools import compress
+
+import numpy as np
+
+from jungle_core._codes import EMPTY, HIDDEN, HIDDEN_P0, HIDDEN_P1, NUM_CODES
+from jungle_core._rules import Rules
+from jungle_core._state import Outcome, Reason, State, next_state
+from jungle_core._tables import BattleResult, Tables, tables
+
+__all__ = [
+    "apply",
+    "chance_mask",
+    "classic_moves",
+    "dark_battle",
+    "draw_outcome",
+    "is_legal",
+    "landing",
+    "legal_actions",
+    "mask_outcomes",
+    "outcome",
+    "position_key",
+]
+
+_SQUARES = range(256)
+_FORBIDDEN, _TAKE, _BOTH, _LOSE = (
+    BattleResult.FORBIDDEN,
+    BattleResult.TAKE,
+    BattleResult.BOTH,
+    BattleResult.LOSE,
+)
+_RATS = (1, 9)
+_LEAPERS = (6, 7)  # Tiger, Lion: the ranks that jump over water (CLASSIC)
+
+
+# The tables of the rule set last asked about, by identity: cheaper than the cached
+# ``tables()`` call (which hashes the Rules) on every ply of a game.
+_hot_rules: Rules | None = None
+_hot_tables: Tables | None = None
+
+
+def _tables(rules: Rules) -> Tables:
+    global _hot_rules, _hot_tables
+    if rules is not _hot_rules or _hot_tables is None:
+        _hot_tables = tables(rules)
+        _hot_rules = rules
+    return _hot_tables
+
+
+@functools.cache
+def mask_outcomes(mask: int) -> tuple[int, ...]:
+    """The outcome indices whose bits are set in a face-down mask, ascending.
+
+    >>> mask_outcomes(0b1000_0000_0000_0101)
+    (0, 2, 15)
+    """
+    return tuple(i for i in range(16) if mask >> i & 1)
+
+
+def position_key(board: tuple[int, ...], to_move: int) -> int:
+    """The repetition key of a position (``repetition='ban_third'``)."""
+    return hash((board, to_move))
+
+
+# ------------------------------------------------------------------ legal actions
+
+
+def dark_legal(state: State) -> tuple[int, ...]:
+    """DARK's legal actions, ascending (reveals, then moves)."""
+    rules = state.rules
+    t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
+    board = state.board
+    me = state.to_move
+    moves_of = t.moves_of
+    target_ok = t.dark_target_ok
+    reveal_any = rules.reveal == "any"
+    own_hidden = HIDDEN_P0 + me
+    lo = me * 8 + 1
+    hi = lo + 8
+    reveals: list[int] = []
+    moves: list[int] = []
+    # compress() skips the empty squares at C speed: most squares are empty.
+    for sq in compress(_SQUARES, board):
+        c = board[sq]
+        if c >= HIDDEN:
+            if reveal_any or c == own_hidden:
+                reveals.append(sq)
+        elif lo <= c < hi:
+            ok = target_ok[c]
+            for action, target in moves_of[sq]:
+                if ok[board[target]]:
+                    moves.append(action)
+    reveals.extend(moves)
+    return tuple(reveals)
+
+
+def classic_moves(board: tuple[int, ...], me: int, t: Tables) -> Iterator[tuple[int, int, int]]:
+    """CLASSIC's moves for player ``me``, as ``(action, from, to)`` in ascending action.
+
+    The one statement of CLASSIC's move rule (SPEC §3): land steps one square; only a Rat
+    enters water; a Tiger or Lion leaps a river unless a Rat swims in the way; nobody
+    enters their own den; a capture needs a higher rank (Rat takes Elephant), except
+    that a piece on a trap by the mover's den is taken by any rank; a Rat does not
+    capture across the water's edge. Repetition is not checked here
+    (:func:`legal_actions` filters it under ``repetition='ban_third'``).
+
+    >>> from jungle_core import CLASSIC, new_game
+    >>> s = new_game(CLASSIC)
+    >>> next(classic_moves(s.board, 0, tables(CLASSIC)))   # the Tiger on a1 steps to a2
+    (64, 0, 7)
+    """
+    n = len(board)
+    lo = me * 8 + 1
+    hi = lo + 8
+    moves_of, water, jump, den_of, trap_of, battle = (
+        t.moves_of,
+        t.water,
+        t.jump,
+        t.den_of,
+        t.trap_of,
+        t.battle,
+    )
+    for sq in compress(_SQUARES, board):
+        c = board[sq]
+        if not lo <= c < hi:
+            continue
+        rank = c - lo + 1
+        for action, step_to in moves_of[sq]:
+            target = step_to
+            if water[target]:
+                if rank == 1:
+                    pass
+                elif rank in _LEAPERS:
+                    leap = jump[action - n]
+                    if leap is None:
+                        continue
+                    target, crossed = leap
+                    if any(board[w] in _RATS for w in crossed):
+                        continue
+                else:
+                    continue
+            if den_of[target] == me:
+                continue
+            q = board[target]
+            if q and (
+                lo <= q < hi
+                or water[sq] != water[target]
+                or (trap_of[target] != me and battle[c * NUM_CODES + q] != _TAKE)
+            ):
+                continue
+            yield action, sq, target
+
+
+def landing(t: Tables, board: tuple[int, ...], sq: int, d: int) -> int:
+    """Where the piece on ``sq`` moving in direction ``d`` lands, or -1 off the board.
+
+    Geometry only (a Tiger or Lion facing water lands across it); whether the move is
+    legal is :func:`classic_moves`' question. DARK boards have no water: one step.
+
+    >>> from jungle_core import CLASSIC, new_game
+    >>> landing(tables(CLASSIC), new_game(CLASSIC).board, 0, 1)   # a1 up: a2
+    7
+    """
+    target = t.step[sq * 4 + d]
+    if target >= 0 and t.water[target]:
+        code = board[sq]
+        leap = t.jump[sq * 4 + d]
+        if leap is not None and code and ((code - 1) & 7) + 1 in _LEAPERS:
+            return leap[0]
+    return target
+
+
+def _classic_legal(state: State) -> tuple[int, ...]:
+    moves = tuple(a for a, _, _ in classic_moves(state.board, state.to_move, _tables(state.rules)))
+    if state.rules.repetition == "ban_third":
+        return tuple(a for a in moves if _repetition_ok(state, a))
+    return moves
+
+
+def _repetition_ok(state: State, action: int) -> bool:
+    key = apply(state, action, -1).history[-1]
+    return state.history.count(key) < 2
+
+
+# One-entry caches keyed on the identity of the last state asked about: the usual loop
+# (legal_actions, step, outcome of the new state, legal_actions of it) asks twice.
+_last_legal: tuple[State | None, tuple[int, ...]] = (None, ())
+_last_outcome: tuple[State | None, Outcome | None] = (None, None)
+
+
+def legal_actions(state: State) -> tuple[int, ...]:
+    """The legal actions, ascending (reveals first, then moves); empty when none.
+
+    Actions are SPEC §4 integers: ``sq`` reveals square ``sq``, and
+    ``rows * cols + sq * 4 + d`` moves the piece on ``sq`` in direction ``d``
+    (0 = row - 1, 1 = row + 1, 2 = col - 1, 3 = col + 1). A finished game may still list
+    actions (the game is over by :func:`outcome`, not by an empty list).
+
+    >>> from jungle_core import new_game
+    >>> legal_actions(new_game())[:3], len(legal_actions(new_game()))
+    ((0, 1, 2), 16)
+    """
+    global _last_legal
+    cached = _last_legal
+    if cached[0] is state:
+        return cached[1]
+    result = dark_legal(state) if state.rules.variant == "dark" else _classic_legal(state)
+    _last_legal = (state, result)
+    return result
+
+
+def was_listed(state: State, action: int) -> bool:
+    """True when ``action`` is among the legal actions last listed for this very state
+    (a cheap pre-check: False means only "not known", not "illegal")."""
+    cached = _last_legal
+    return cached[0] is state and action in cached[1]
+
+
+def is_legal(state: State, action: int) -> bool:
+    """True when ``action`` (any int) is legal in ``state`` (the game need not go on).
+
+    >>> from jungle_core import new_game
+    >>> is_legal(new_game(), 3), is_legal(new_game(), 56)
+    (True, False)
+    """
+    rules = state.rules
+    n = len(state.board)
+    if not 0 <= action < 5 * n:
+        return False
+    if rules.variant != "dark":
+        return action in legal_actions(state)
+    board = state.board
+    me = state.to_move
+    if action < n:
+        c = board[action]
+        return c >= HIDDEN and (rules.reveal == "any" or c == HIDDEN_P0 + me)
+    sq = (action - n) >> 2
+    c = board[sq]
+    if not (me * 8 < c <= me * 8 + 8):
+        return False
+    t = _tables(rules)
+    target = t.step[action - n]
+    return target >= 0 and t.dark_target_ok[c][board[target]]
+
+
+# ----------------------------------------------------------------------- chance
+
+
+def chance_mask(state: State, action: int) -> int:
+    """The face-down mask a legal action draws its outcome from (0: no chance).
+
+    >>> from jungle_core import new_game
+    >>> hex(chance_mask(new_game(), 0))
+    '0xffff'
+    """
+    board = state.board
+    n = len(board)
+    if action < n:
+        square = action
+    else:
+        if state.rules.variant != "dark":
+            return 0
+        square = _tables(state.rules).step[action - n]
+    c = board[square]
+    if c == HIDDEN:
+        return state.face_down_mask
+    if c == HIDDEN_P0:
+        return state.face_down_mask & 0xFF
+    if c == HIDDEN_P1:
+        return state.face_down_mask & 0xFF00
+    return 0
+
+
+# ------------------------------------------------------------------- transitions
+
+
+def dark_battle(t: Tables, me: int, attacker: int, defender: int) -> int:
+    """The :class:`BattleResult` of ``me``'s face-up ``attacker`` moving onto the face-up
+    code ``defender`` (one just turned up included): an own piece turned up ends the move
+    (``FORBIDDEN``); an empty square is a plain step (``TAKE``).
+
+    >>> from jungle_core import DARK
+    >>> dark_battle(tables(DARK), 0, 8, 9)   # Elephant onto a Rat: the Elephant is removed
+    3
+    """
+    if not defender:
+        return _TAKE
+    if (defender - 1) >> 3 == me:
+        return _FORBIDDEN
+    return t.battle[attacker * NUM_CODES + defender]
+
+
+def draw_outcome(state: State, action: int, rng: np.random.Generator) -> int:
+    """A chance outcome of a legal action drawn uniformly with ``rng`` (-1: no chance).
+
+    One ``rng.random()`` per chance event (several times cheaper than
+    ``rng.integers()``), none otherwise.
+
+    >>> from jungle_core import new_game
+    >>> 0 <= draw_outcome(new_game(), 0, np.random.default_rng(0)) < 16
+    True
+    """
+    outcomes = mask_outcomes(chance_mask(state, action))
+    if not outcomes:
+        return -1
+    k = len(outcomes)
+    return outcomes[min(int(rng.random() * k), k - 1)]
+
+
+def apply(
+    state: State, action: int, outcome_index: int, rng: np.random.Generator | None = None
+) -> State:
+    """The next state after a legal action with a possible chance outcome (-1: none).
+
+    With ``rng`` given (and ``outcome_index`` -1), the outcome of an action that turns a
+    piece face up is drawn as :func:`draw_outcome` draws it, so a caller that samples
+    pays for chance only on the plies that have it.
+
+    >>> from jungle_core import new_game
+    >>> apply(new_game(), 0, 15).board[0]   # a1 turns out to be player 1's Elephant
+    16
+    """
+    rules = state.rules
+    board = list(state.board)
+    n = len(board)
+    me = state.to_move
+    mask = state.face_down_mask
+    in_play = state.in_play
+    removed = False
+    if action < n:
+        if rng is not None:
+            outcome_index = draw_outcome(state, action, rng)
+        board[action] = outcome_index + 1
+        mask &= ~(1 << outcome_index)
+    elif rules.variant == "dark":
+        t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
+        sq = (action - n) >> 2
+        target = t.step[action - n]
+        p = board[sq]
+        q = board[target]
+        if q >= HIDDEN:
+            if rng is not None:
+                outcome_index = draw_outcome(state, action, rng)
+            mask &= ~(1 << outcome_index)
+            q = outcome_index + 1
+        board[sq], board[target], gone = t.dark_effect[p * NUM_CODES + q]
+        if gone:
+            removed = True
+            in_play &= ~gone
+    else:
+        sq = (action - n) >> 2
+        target = landing(_tables(rules), state.board, sq, (action - n) & 3)
+        q = board[target]
+        if q:
+            removed = True
+            in_play &= ~(1 << (q - 1))
+        board[target] = board[sq]
+        board[sq] = EMPTY
+    b = tuple(board)
+    history = state.history
+    if rules.repetition == "ban_third":
+        key = position_key(b, 1 - me)
+        history = (key,) if removed else (*history, key)
+    return next_state(
+        rules,
+        b,
+        1 - me,
+        mask,
+        0 if removed else state.plies_since_removal + 1,
+        state.ply + 1,
+        history,
+        in_play,
+    )
+
+
+# ---------------------------------------------------------------------- game end
+
+
+def outcome(state: State) -> Outcome | None:
+    """How the game ended, or None while it goes on.
+
+    Checked in this order: a den entered (CLASSIC); a player without pieces (both at
+    once: a draw); the no-removal limit and the ply limit (draws); the player to move
+    without a legal action (a loss, or a draw under ``no_moves="draw"``).
+
+    >>> from jungle_core import new_game
+    >>> outcome(new_game()) is None
+    True
+    """
+    global _last_outcome
+    cached = _last_outcome
+    if cached[0] is state:
+        return cached[1]
+    result = _outcome(state)
+    _last_outcome = (state, result)
+    return result
+
+
+def _outcome(state: State) -> Outcome | None:
+    rules = state.rules
+    if rules.variant == "classic":
+        board = state.board
+        dens = _tables(rules).dens
+        den = board[dens[1]]
+        if 0 < den <= 8:
+            return Outcome(0, Reason.DEN_ENTERED)
+        den = board[dens[0]]
+        if 8 < den <= 16:
+            return Outcome(1, Reason.DEN_ENTERED)
+    in_play = state.in_play
+    has0 = in_play & 0xFF
+    has1 = in_play & 0xFF00
+    if not (has0 and has1):
+        winner = None if bool(has0) == bool(has1) else (0 if has0 else 1)
+        return Outcome(winner, Reason.ELIMINATION)
+    if rules.no_removal_limit and state.plies_since_removal >= rules.no_removal_limit:
+        return Outcome(None, Reason.NO_REMOVAL_LIMIT)
+    if rules.ply_limit and state.ply >= rules.ply_limit:
+        return Outcome(None, Reason.PLY_LIMIT)
+    if not (state.face_down_mask and rules.reveal == "any") and not legal_actions(state):
+        winner = None if rules.no_moves == "draw" else 1 - state.to_move
+        return Outcome(winner, Reason.NO_LEGAL_ACTIONS)
+    return None

@@ -1,0 +1,84 @@
+"""The core's low-level, unchecked layer: for agents and tools that visit millions of states.
+
+Everything here trusts its input: an action must be legal and a chance outcome possible
+(ask :func:`jungle_core.legal_actions` and :func:`chance_mask`), or the result is
+undefined. The checked, documented entry points are :func:`jungle_core.step`,
+:func:`jungle_core.transitions` and friends; use these only where their checks cost too
+much (a search's inner loop). As python-chess does with its masked generator, the rules
+are stated once, here, and a search asks instead of restating them.
+
+- Square codes (:data:`EMPTY`, :data:`HIDDEN`, :data:`HIDDEN_P0`, :data:`HIDDEN_P1`,
+  :data:`NUM_CODES`, the stride of tables indexed by two codes) and
+  :func:`piece_code` / :func:`piece_owner` / :func:`piece_rank`.
+- :func:`tables`: per-rule-set lookup tables (neighbours, terrain, jumps, battle results
+  ``battle[p * NUM_CODES + q]`` as :class:`BattleResult`).
+- :func:`apply`: the transition (``outcome_index`` -1 for an action without chance);
+  :func:`chance_mask` / :func:`mask_outcomes`: a reveal's possible outcomes;
+  :func:`draw_outcome`: one drawn uniformly.
+- :func:`classic_moves`: CLASSIC's move generator, ``(action, from, to)``;
+  :func:`landing`: where a move lands; :func:`dark_battle`: what a DARK attack does.
+- :func:`next_state`: the core's constructor for a computed successor.
+
+>>> from jungle_core import new_game
+>>> s = new_game()
+>>> mask_outcomes(chance_mask(s, 0))[:3]
+(0, 1, 2)
+>>> apply(s, 0, 7).board[0] == piece_code(0, 8)   # a1 turned out to be player 0's Elephant
+True
+"""
+
+from __future__ import annotations
+
+from jungle_core._codes import (
+    EMPTY,
+    HIDDEN,
+    HIDDEN_OWNED,
+    HIDDEN_P0,
+    HIDDEN_P1,
+    NUM_CODES,
+    hidden_code,
+    piece_code,
+    piece_owner,
+    piece_rank,
+)
+from jungle_core._moves import (
+    apply,
+    chance_mask,
+    classic_moves,
+    dark_battle,
+    dark_legal,
+    draw_outcome,
+    is_legal,
+    landing,
+    mask_outcomes,
+    position_key,
+)
+from jungle_core._state import next_state
+from jungle_core._tables import BattleResult, Tables, tables
+
+__all__ = [
+    "EMPTY",
+    "HIDDEN",
+    "HIDDEN_OWNED",
+    "HIDDEN_P0",
+    "HIDDEN_P1",
+    "NUM_CODES",
+    "BattleResult",
+    "Tables",
+    "apply",
+    "chance_mask",
+    "classic_moves",
+    "dark_battle",
+    "dark_legal",
+    "draw_outcome",
+    "hidden_code",
+    "is_legal",
+    "landing",
+    "mask_outcomes",
+    "next_state",
+    "piece_code",
+    "piece_owner",
+    "piece_rank",
+    "position_key",
+    "tables",
+]

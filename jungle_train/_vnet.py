@@ -1,0 +1,106 @@
+"""The value network: a position in, the expected result for the player to move out.
+
+:class:`ValueNetwork` (flax, for training) and :func:`value_numpy` (numpy, for playing and
+for search leaves; equal to it) share one architecture, the DQN's convolutional trunk
+(:class:`jungle_train._qnets.ShiftConv` layers over the 7×8 board with the clock and
+coordinate planes, a pooled context), then a small head and ``tanh``: ``float32[..., 337]``
+(SPEC §6's 336 floats for the player to move, then ``plies_since_removal / limit``) →
+``float32[...]`` in [-1, 1] (+1: the player to move wins; score = (v + 1) / 2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jungle_core import Rules, State, observation
+from jungle_train._learned import coordinate_planes
+from jungle_train._qnets import ShiftConv
+
+__all__ = ["ValueNetwork", "observe_numpy", "value_numpy"]
+
+
+class ValueNetwork(nn.Module):
+    """``float32[..., 337]`` → ``float32[...]`` in [-1, 1] (see the module docstring).
+
+    >>> import jax, jax.numpy as jnp
+    >>> net = ValueNetwork(channels=8, conv_layers=1)
+    >>> params = net.init(jax.random.key(0), jnp.zeros(337))
+    >>> net.apply(params, jnp.zeros((3, 337))).shape
+    (3,)
+    """
+
+    channels: int
+    conv_layers: int
+    rows: int = 7
+    cols: int = 8
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> jax.Array:
+        squares = self.rows * self.cols
+        lead = x.shape[:-1]
+        board = x[..., : squares * 6].reshape(*lead, self.rows, self.cols, 6)
+        extra = x[..., squares * 6 :]
+        planes = jnp.broadcast_to(
+            extra[..., None, None, :], (*lead, self.rows, self.cols, extra.shape[-1])
+        )
+        coords = jnp.broadcast_to(
+            jnp.asarray(coordinate_planes(self.rows, self.cols)), (*lead, self.rows, self.cols, 2)
+        )
+        h = jnp.concatenate([board, planes, coords], axis=-1)
+        for _ in range(self.conv_layers):
+            h = nn.relu(ShiftConv(self.channels)(h))
+        pooled = jnp.concatenate([jnp.mean(h, axis=(-3, -2)), jnp.max(h, axis=(-3, -2))], axis=-1)
+        hidden = nn.relu(nn.Dense(self.channels)(pooled))
+        out: jax.Array = jnp.tanh(nn.Dense(1)(hidden)[..., 0])
+        return out
+
+
+def observe_numpy(state: State) -> np.ndarray[Any, Any]:
+    """``float32[337]``: the value network's input for a pure-core state.
+
+    >>> from jungle_core import new_game
+    >>> observe_numpy(new_game()).shape
+    (337,)
+    """
+    clock = state.plies_since_removal / max(1, state.rules.no_removal_limit)
+    obs = observation(state).reshape(-1)
+    return np.concatenate([obs, np.array([clock], np.float32)]).astype(np.float32)
+
+
+def value_numpy(
+    params: dict[str, Any], x: np.ndarray[Any, Any], rules: Rules | None = None
+) -> np.ndarray[Any, Any]:
+    """:class:`ValueNetwork`'s forward pass in numpy over a batch: ``float32[B, 337]`` →
+    ``float32[B]``. ``params`` is flax's parameter tree (``{"ShiftConv_0": ..., "Dense_0":
+    ..., "Dense_1": ...}``)."""
+    rows, cols = (rules.rows, rules.cols) if rules is not None else (7, 8)
+    squares = rows * cols
+    x = np.asarray(x, np.float32)
+    b = x.shape[0]
+    board = x[:, : squares * 6].reshape(b, rows, cols, 6)
+    extra = np.broadcast_to(
+        x[:, None, None, squares * 6 :], (b, rows, cols, x.shape[1] - squares * 6)
+    )
+    coords = np.broadcast_to(coordinate_planes(rows, cols), (b, rows, cols, 2))
+    h = np.concatenate([board, extra, coords], axis=-1)
+    convs = sorted(
+        (n for n in params if n.startswith("ShiftConv_")), key=lambda n: int(n.rsplit("_", 1)[-1])
+    )
+    for name in convs:
+        pad = np.pad(h, ((0, 0), (1, 1), (1, 1), (0, 0)))
+        views = np.concatenate(
+            [pad[:, r : r + rows, c : c + cols] for r in range(3) for c in range(3)], axis=-1
+        )
+        dense = params[name]["Dense_0"]
+        h = np.maximum(views @ dense["kernel"] + dense["bias"], 0.0)
+    pooled = np.concatenate([h.mean(axis=(1, 2)), h.max(axis=(1, 2))], axis=-1)
+    hidden = np.maximum(pooled @ params["Dense_0"]["kernel"] + params["Dense_0"]["bias"], 0.0)
+    out: np.ndarray[Any, Any] = np.tanh(
+        (hidden @ params["Dense_1"]["kernel"] + params["Dense_1"]["bias"])[:, 0]
+    )
+    return out

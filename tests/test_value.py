@@ -1,0 +1,145 @@
+"""The value network: targets, the numpy forward pass, the trainer, the playing agent."""
+
+from __future__ import annotations
+
+import dataclasses
+import zipfile
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jungle_agents import make_agent
+from jungle_core import DARK, from_fen, legal_actions, new_game, parse_action, step
+from jungle_train._errors import CheckpointError
+from jungle_train._metrics import read_metrics
+from jungle_train._run import run_training
+from jungle_train._value_agent import ValueAgent, ValueEvaluator
+from jungle_train._vnet import ValueNetwork, observe_numpy, value_numpy
+from jungle_train.value import CONFIGS, ValueTrainer, _Parts, make_train
+from tests._checkpoints import assert_damage_refused
+
+TINY = CONFIGS["tiny"]
+
+
+def targets_by_loop(
+    mover: np.ndarray, next_mover: np.ndarray, ended: np.ndarray, result: np.ndarray,
+    next_value: np.ndarray, lam: float,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """The targets written as the plain definition, one game column at a time."""
+    t, b = mover.shape
+    targets = np.zeros((t, b))
+    valid = np.zeros((t, b), bool)
+    for j in range(b):
+        later, later_valid = (next_value[-1, j], True) if lam < 1 else (0.0, False)
+        for i in reversed(range(t)):
+            if ended[i, j]:
+                later, later_valid = result[i, j], True
+            else:
+                sign = 1.0 if next_mover[i, j] == mover[i, j] else -1.0
+                later = sign * ((1 - lam) * next_value[i, j] + lam * later)
+            targets[i, j], valid[i, j] = later, later_valid
+    return targets, valid
+
+
+@pytest.mark.parametrize("lam", [1.0, 0.5])
+def test_the_reverse_scan_equals_the_plain_definition(lam: float) -> None:
+    rng = np.random.default_rng(1)
+    t, b = 12, 5
+    mover = rng.integers(0, 2, (t, b))
+    next_mover = np.concatenate([mover[1:], rng.integers(0, 2, (1, b))])
+    ended = rng.random((t, b)) < 0.2
+    result = rng.choice([-1.0, 0.0, 1.0], (t, b))
+    next_value = rng.uniform(-1, 1, (t, b))
+    parts = _Parts(dataclasses.replace(TINY, td_lambda=lam))
+    got, got_valid = parts._targets(
+        jnp.asarray(mover), jnp.asarray(next_mover), jnp.asarray(ended),
+        jnp.asarray(result, jnp.float32), jnp.asarray(next_value, jnp.float32),
+    )  # fmt: skip
+    want, want_valid = targets_by_loop(mover, next_mover, ended, result, next_value, lam)
+    np.testing.assert_array_equal(np.asarray(got_valid), want_valid)
+    np.testing.assert_allclose(np.asarray(got)[want_valid], want[want_valid], atol=1e-5)
+
+
+def test_numpy_forward_equals_the_flax_network() -> None:
+    net = ValueNetwork(channels=8, conv_layers=2)
+    params = net.init(jax.random.key(0), jnp.zeros(337))["params"]
+    states = [new_game()]
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        s = states[-1]
+        states.append(step(s, legal_actions(s)[int(rng.integers(len(legal_actions(s))))], rng))
+    x = np.stack([observe_numpy(s) for s in states])
+    want = np.asarray(net.apply({"params": params}, jnp.asarray(x)))
+    got = value_numpy(jax.tree_util.tree_map(np.asarray, params), x)
+    np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+def test_train_labels_games_and_learns_something() -> None:
+    config = dataclasses.replace(TINY, rollout_length=64, random_share=1.0, total_steps=16 * 64 * 3)
+    _, metrics = make_train(config)(jax.random.key(0))
+    loss = np.asarray(metrics["loss"])
+    assert loss.shape == (3,) and np.isfinite(loss).all()
+    assert float(np.sum(metrics["games_ended"])) > 0  # random games end within 64 plies
+    assert 0.0 < float(np.max(metrics["labelled"])) <= 1.0
+
+
+def test_chunked_trainer_equals_one_jitted_train() -> None:
+    config = dataclasses.replace(TINY, total_steps=TINY.steps_per_round * 3)
+    runner, _ = make_train(config)(jax.random.key(7))
+    trainer = ValueTrainer(config)
+    state = trainer.init(7)
+    state, _ = trainer.advance(state, TINY.steps_per_round)
+    state, _ = trainer.advance(state, 2 * TINY.steps_per_round)
+    assert trainer.steps_done(state) == config.total_steps
+    for a, b in zip(
+        jax.tree_util.tree_leaves(runner.params),
+        jax.tree_util.tree_leaves(state.params),
+        strict=True,
+    ):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+
+
+def test_run_training_resume_and_agent(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    steps = TINY.steps_per_round
+    run_training(ValueTrainer(TINY), out, steps=2 * steps, seed=0, chunk_steps=steps,
+                 eval_games=2, eval_opponents=("random",))  # fmt: skip
+    lines = read_metrics(out / "metrics.jsonl")
+    assert [line["step"] for line in lines] == [steps, 2 * steps]
+    assert {"loss", "labelled", "mean_target"} <= set(lines[-1])
+    assert set(lines[-1]["eval"]) == {"random"}
+    run_training(ValueTrainer(TINY), out, steps=3 * steps, seed=0, chunk_steps=steps,
+                 eval_games=0, eval_opponents=(), resume=True)  # fmt: skip
+    assert read_metrics(out / "metrics.jsonl")[-1]["step"] == 3 * steps
+    agent = make_agent(f"value:path={out / 'agent.npz'}", DARK)
+    rng = np.random.default_rng(0)
+    assert agent.act(new_game(), rng) in legal_actions(new_game())
+    trainer = ValueTrainer(TINY)
+    with zipfile.ZipFile(out / "run.npz") as archive:  # flip a bit in the largest array
+        largest = max(archive.infolist(), key=lambda info: info.file_size).filename
+    assert_damage_refused(trainer.load, out / "run.npz", largest.encode(), 0.5, 200)
+    with pytest.raises(CheckpointError):
+        ValueTrainer(dataclasses.replace(TINY, channels=16)).load(str(out / "run.npz"))
+    with pytest.raises(CheckpointError):
+        ValueEvaluator(DARK, str(out / "run.npz"))  # a run checkpoint is not a network
+
+
+def test_the_agent_takes_a_winning_capture_whoever_moves(tmp_path: Path) -> None:
+    """Exact results of finished children outrank any network value, with the right sign
+    for either player to move."""
+    out = tmp_path / "run"
+    run_training(ValueTrainer(TINY), out, steps=TINY.steps_per_round, seed=0,
+                 chunk_steps=TINY.steps_per_round, eval_games=0, eval_opponents=())  # fmt: skip
+    agent = ValueAgent(DARK, str(out / "agent.npz"))
+    rng = np.random.default_rng(0)
+    # player 0's Elephant on b1 beside player 1's last piece, a Dog on b2
+    s = from_fen("8/8/8/8/8/1d6/1E6 0 0 0 - -", DARK)
+    assert agent.act(s, rng) == parse_action(s, "b1xb2")
+    # the mirror: player 1's elephant takes player 0's last piece
+    s = from_fen("8/8/8/8/8/1D6/1e6 1 0 0 - -", DARK)
+    assert agent.act(s, rng) == parse_action(s, "b1xb2")
+    values = agent.action_values(s)
+    assert values[parse_action(s, "b1xb2")] == 1.0
