@@ -29,7 +29,7 @@ from typing import ClassVar
 import attrs
 
 from jungle_core import Outcome, Reason, Rules, State, outcome
-from jungle_core._tables import BattleResult, tables
+from jungle_core.lowlevel import HIDDEN, NUM_CODES, BattleResult, tables
 
 __all__ = [
     "ClassicEvaluator",
@@ -124,8 +124,8 @@ class _ClassicTables:
         self.battle = t.battle
         (dest,) = _destinations(rules)
         # moves[code] [sq]: (action, target, crossed) with the own den removed
-        moves: list[tuple[tuple[tuple[int, int, tuple[int, ...]], ...], ...]] = [()] * 17
-        for code in range(1, 17):
+        moves: list[tuple[tuple[tuple[int, int, tuple[int, ...]], ...], ...]] = [()] * HIDDEN
+        for code in range(1, HIDDEN):
             owner, rank = (code - 1) >> 3, ((code - 1) & 7) + 1
             kind = _kind(rank)
             per_sq = []
@@ -140,8 +140,8 @@ class _ClassicTables:
             moves[code] = tuple(per_sq)
         self.moves = tuple(moves)
         # dist[code][sq]: shortest path to the enemy den on an empty board
-        dist: list[tuple[int, ...]] = [()] * 17
-        for code in range(1, 17):
+        dist: list[tuple[int, ...]] = [()] * HIDDEN
+        for code in range(1, HIDDEN):
             owner = (code - 1) >> 3
             enemy_den = t.dens[1 - owner]
             # BFS backwards from the den over the (symmetric) move graph
@@ -181,7 +181,7 @@ def classic_moves(state: State) -> list[int]:
                 if not q or (
                     (q - 1) >> 3 != me
                     and water[sq] == water[target]
-                    and (trap_of[target] == me or battle[c * 20 + q] == BattleResult.TAKE)
+                    and (trap_of[target] == me or battle[c * NUM_CODES + q] == BattleResult.TAKE)
                 ):
                     out.append(action)
     return out
@@ -205,7 +205,7 @@ class ClassicEvaluator:
         self._t = ct
         n = ct.n
         pst: list[tuple[float, ...]] = [(0.0,) * n]
-        for code in range(1, 17):
+        for code in range(1, HIDDEN):
             owner, rank = (code - 1) >> 3, ((code - 1) & 7) + 1
             dist = ct.dist[code]
             # distance of this piece to its enemy's den = to the den the enemy defends
@@ -220,7 +220,10 @@ class ClassicEvaluator:
                 row.append(v if owner == player else -v)
             pst.append(tuple(row))
         self.pst = tuple(pst)
-        self.victim = tuple([0.0] + [w.value[((c - 1) & 7) + 1] * w.threat for c in range(1, 17)])
+        # victim[code]: the threat term of a capture of a face-up code
+        self.victim = tuple(
+            [0.0] + [w.value[((c - 1) & 7) + 1] * w.threat for c in range(1, HIDDEN)]
+        )
 
     def max_ply_change(self) -> float:
         """A bound on the change of the evaluation in one ply (unused without chance)."""
@@ -248,7 +251,7 @@ class ClassicEvaluator:
             value += pst[c][sq]
             owner = (c - 1) >> 3
             count = 0
-            crow = c * 20
+            crow = c * NUM_CODES
             wsq = water[sq]
             for _, target, crossed in moves[c][sq]:
                 if crossed:
@@ -286,7 +289,7 @@ class ClassicEvaluator:
 
 
 _P0_CODES = frozenset(range(1, 9))
-_P1_CODES = frozenset(range(9, 17))
+_P1_CODES = frozenset(range(9, HIDDEN))
 
 
 def classic_outcome(state: State, *, check_moves: bool = True) -> Outcome | None:
@@ -359,7 +362,7 @@ def classic_ordered_moves(state: State, first: int, history: dict[int, int]) -> 
                 elif (
                     (q - 1) >> 3 != me
                     and water[sq] == water[target]
-                    and (trap_of[target] == me or battle[c * 20 + q] == BattleResult.TAKE)
+                    and (trap_of[target] == me or battle[c * NUM_CODES + q] == BattleResult.TAKE)
                 ):
                     if action == first:
                         has_first = True
@@ -390,7 +393,7 @@ def classic_captures(state: State) -> list[int]:
                 if crossed and any(board[w] == 1 or board[w] == 9 for w in crossed):
                     continue
                 if water[sq] == water[target] and (
-                    trap_of[target] == me or battle[c * 20 + q] == BattleResult.TAKE
+                    trap_of[target] == me or battle[c * NUM_CODES + q] == BattleResult.TAKE
                 ):
                     captures.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), action))
     captures.sort()
@@ -402,7 +405,7 @@ def classic_target(state: State, action: int) -> int:
     ct = _ClassicTables.of(state.rules)
     sq = (action - ct.n) // 4
     c = state.board[sq]
-    if not 0 < c < 17:
+    if not 0 < c < HIDDEN:
         return -1
     for a, target, _ in ct.moves[c][sq]:
         if a == action:

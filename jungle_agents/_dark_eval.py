@@ -13,7 +13,7 @@ taken=15``. "Can take" is the rule set's own battle table (the base rule of SPEC
 the DARK defaults; equal ranks count under ``equal_rank="attacker_wins"``).
 
 Every term is a sum over single squares (``piece[code]``), over the face-down set
-(``face_down_value(mask)``) or over adjacent square pairs (``pair[c1 * 20 + c2]``), so a
+(``face_down_value(mask)``) or over adjacent square pairs (``pair[c1 * NUM_CODES + c2]``), so a
 ply that changes two squares changes the value by a local sum: the search evaluates the
 children of its frontier nodes from the parent's value without building them.
 """
@@ -24,7 +24,7 @@ import attrs
 
 from jungle_agents._pairs import pair_table
 from jungle_core import Rules, State
-from jungle_core._tables import BattleResult, tables
+from jungle_core.lowlevel import HIDDEN, NUM_CODES, BattleResult, tables
 
 __all__ = ["DarkEvaluator", "DarkWeights"]
 
@@ -73,8 +73,8 @@ class DarkWeights:
 class DarkEvaluator:
     """The DARK evaluation for one rule set, one player ("self") and one set of weights.
 
-    ``piece[code]`` (codes 0..19) and ``pair[c1 * 20 + c2]`` are the single-square and
-    adjacent-pair terms; ``face_down_value(mask)`` the face-down term.
+    ``piece[code]`` (codes 0 .. NUM_CODES - 1) and ``pair[c1 * NUM_CODES + c2]`` are the
+    single-square and adjacent-pair terms; ``face_down_value(mask)`` the face-down term.
 
     >>> from jungle_core import DARK, from_fen
     >>> ev = DarkEvaluator(DARK, 0)
@@ -99,8 +99,8 @@ class DarkEvaluator:
         self.forward: tuple[tuple[int, ...], ...] = tuple(
             tuple(nb for d, nb in pairs if d in (1, 3)) for pairs in t.neighbours
         )
-        piece = [0.0] * 20
-        for code in range(1, 17):
+        piece = [0.0] * NUM_CODES
+        for code in range(1, HIDDEN):  # the face-up codes
             owner, rank = (code - 1) >> 3, ((code - 1) & 7) + 1
             sign = 1.0 if owner == player else -1.0
             piece[code] = sign * (w.count + w.rank * rank)
@@ -165,7 +165,7 @@ class DarkEvaluator:
             count = 0
             for o in range(16):
                 if mask >> o & 1:
-                    total += self.pair[(o + 1) * 20 + code]
+                    total += self.pair[(o + 1) * NUM_CODES + code]
                     count += 1
             value = self._pair_mean_cache[key] = total / count
         return value
@@ -178,9 +178,9 @@ class DarkEvaluator:
         forward = self.forward
         value = self.face_down_value(state.face_down_mask)
         for sq, c in enumerate(board):
-            if 0 < c < 17:
+            if 0 < c < HIDDEN:
                 value += piece[c]
-                row = c * 20
+                row = c * NUM_CODES
                 for nb in forward[sq]:
                     value += pair[row + board[nb]]
         return value
@@ -200,11 +200,15 @@ class DarkEvaluator:
             t = self.step[sq * 4 + d]
             p = board[sq]
             q = board[t]
-            if q >= 17:
+            if q >= HIDDEN:
                 q = o + 1
-                result = BattleResult.FORBIDDEN if (q - 1) >> 3 == me else self._battle[p * 20 + q]
+                result = (
+                    BattleResult.FORBIDDEN
+                    if (q - 1) >> 3 == me
+                    else self._battle[p * NUM_CODES + q]
+                )
             elif q:
-                result = self._battle[p * 20 + q]
+                result = self._battle[p * NUM_CODES + q]
             else:
                 result = BattleResult.TAKE
             if result == BattleResult.FORBIDDEN:
@@ -225,7 +229,7 @@ class DarkEvaluator:
             for x, new in changes:
                 cx = new if view_after else board[x]
                 local += piece[cx]
-                row = cx * 20
+                row = cx * NUM_CODES
                 for nb in nbrs[x]:
                     if nb in after:
                         if nb < x:

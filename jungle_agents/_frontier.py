@@ -16,10 +16,15 @@ from __future__ import annotations
 from jungle_agents._quiescence import CaptureSearch
 from jungle_agents._search_base import INF, REMOVING
 from jungle_core import State, legal_actions
-from jungle_core._tables import BattleResult
-from jungle_core.lowlevel import apply as _apply
-from jungle_core.lowlevel import chance_mask as _chance_mask
-from jungle_core.lowlevel import mask_outcomes as _mask_outcomes
+from jungle_core.lowlevel import (
+    HIDDEN,
+    HIDDEN_P0,
+    NUM_CODES,
+    BattleResult,
+    apply,
+    chance_mask,
+    mask_outcomes,
+)
 
 __all__ = ["DarkFrontierSearch"]
 
@@ -67,11 +72,14 @@ class DarkFrontierSearch(CaptureSearch):
             if action < n:
                 sq = action
                 c0 = board[sq]
-                reveal_mask = mask if c0 == 17 else (mask & 0xFF if c0 == 18 else mask & 0xFF00)
+                # the face-down pieces it may be: anyone's, or its known owner's
+                reveal_mask = (
+                    mask if c0 == HIDDEN else (mask & 0xFF if c0 == HIDDEN_P0 else mask & 0xFF00)
+                )
                 delta = isolated_reveal_delta(reveal_mask) + quiet
                 for nb in nbrs[sq]:
                     q = board[nb]
-                    if 0 < q < 17:
+                    if 0 < q < HIDDEN:
                         delta += pair_mean(reveal_mask, q)
                 count += reveal_mask.bit_count()
             else:
@@ -79,7 +87,7 @@ class DarkFrontierSearch(CaptureSearch):
                 t = step[sq * 4 + dd]
                 p = board[sq]
                 q = board[t]
-                prow = p * 20
+                prow = p * NUM_CODES
                 # pairs of p on sq, other than with t
                 p_old = 0.0
                 for nb in nbrs[sq]:
@@ -92,10 +100,10 @@ class DarkFrontierSearch(CaptureSearch):
                             p_new += pair[prow + board[nb]]
                     delta = p_new - p_old + quiet
                     count += 1
-                elif q < 17:
+                elif q < HIDDEN:
                     result = battle[prow + q]
                     q_old = 0.0
-                    qrow = q * 20
+                    qrow = q * NUM_CODES
                     for nb in nbrs[t]:
                         if nb != sq:
                             q_old += pair[qrow + board[nb]]
@@ -113,11 +121,11 @@ class DarkFrontierSearch(CaptureSearch):
                     delta += reset
                     count += 1
                 else:
-                    outs = _mask_outcomes(
-                        mask if q == 17 else (mask & 0xFF if q == 18 else mask & 0xFF00)
+                    outs = mask_outcomes(
+                        mask if q == HIDDEN else (mask & 0xFF if q == HIDDEN_P0 else mask & 0xFF00)
                     )
                     # pairs at t with its neighbours other than sq, for any code c: lazily
-                    t_nbrs = [board[nb] for nb in nbrs[t] if nb != sq and 0 < board[nb] < 17]
+                    t_nbrs = [board[nb] for nb in nbrs[t] if nb != sq and 0 < board[nb] < HIDDEN]
                     p_new = 0.0
                     for qq in t_nbrs:
                         p_new += pair[prow + qq]
@@ -129,7 +137,7 @@ class DarkFrontierSearch(CaptureSearch):
                         if result == BattleResult.FORBIDDEN:
                             # c turns up on t, next to p
                             d += piece[c] + pair[prow + c] + quiet
-                            crow = c * 20
+                            crow = c * NUM_CODES
                             for qq in t_nbrs:
                                 d += pair[crow + qq]
                         elif result == BattleResult.TAKE:
@@ -138,7 +146,7 @@ class DarkFrontierSearch(CaptureSearch):
                             d += -piece[p] - p_old + reset
                         else:  # LOSE: p removed, c face up on t
                             d += -piece[p] - p_old + piece[c] + reset
-                            crow = c * 20
+                            crow = c * NUM_CODES
                             for qq in t_nbrs:
                                 d += pair[crow + qq]
                         total += d
@@ -174,7 +182,7 @@ class DarkFrontierSearch(CaptureSearch):
             if opp_base < c <= opp_base + 8:
                 for nb in nbrs[sq]:
                     q = board[nb]
-                    if mover_base < q <= mover_base + 8 and battle[c * 20 + q] in REMOVING:
+                    if mover_base < q <= mover_base + 8 and battle[c * NUM_CODES + q] in REMOVING:
                         caps.append((sq, nb))
         sign = 1.0 if maximizing else -1.0
         exact: list[tuple[float, int]] = []  # (sign * delta, action), exact
@@ -183,7 +191,7 @@ class DarkFrontierSearch(CaptureSearch):
         # capture (a superset of what matters is fine: it only costs time)
         hot: set[int] = set()
         for sq, c in enumerate(board):
-            if 0 < c < 17:
+            if 0 < c < HIDDEN:
                 hot.update(nbrs[sq])
         for delta, action in self._frontier_deltas(state):
             if action < n:
@@ -192,9 +200,9 @@ class DarkFrontierSearch(CaptureSearch):
                 sq, d = divmod(action - n, 4)
                 t = step[sq * 4 + d]
                 maybe = (
-                    board[t] >= 17
+                    board[t] >= HIDDEN
                     or any(f not in (sq, t) and g not in (sq, t) for f, g in caps)
-                    or any(0 < board[nb] < 17 and nb != sq for nb in nbrs[t])
+                    or any(0 < board[nb] < HIDDEN and nb != sq for nb in nbrs[t])
                 )
             (bounded if maybe else exact).append((sign * delta, action))
         best, best_action = max(exact) if exact else (-INF, -1)
@@ -202,7 +210,7 @@ class DarkFrontierSearch(CaptureSearch):
         for bound, action in bounded:
             if bound <= best:
                 break
-            outs = _mask_outcomes(_chance_mask(state, action)) or (-1,)
+            outs = mask_outcomes(chance_mask(state, action)) or (-1,)
             k = len(outs)
             # the children's evaluations bound their values; replace them one by one
             total = bound * k
@@ -234,7 +242,7 @@ class DarkFrontierSearch(CaptureSearch):
                         child_quiet,
                     )
                 else:
-                    value = self._quiesce(_apply(state, action, o), -INF, INF, qdepth)
+                    value = self._quiesce(apply(state, action, o), -INF, INF, qdepth)
                 total += sign * (value - base - delta)
                 if total <= best * k:
                     break  # the rest can only lower it further
@@ -260,16 +268,19 @@ class DarkFrontierSearch(CaptureSearch):
         opp_base = (1 - me) * 8
         mover_base = me * 8
         for x, code in changes:
-            if not 0 < code < 17:
+            if not 0 < code < HIDDEN:
                 continue
             for nb in ev.neighbours[x]:
                 other = changed.get(nb, board[nb])
                 if opp_base < code <= opp_base + 8:
                     if (
                         mover_base < other <= mover_base + 8
-                        and battle[code * 20 + other] in REMOVING
+                        and battle[code * NUM_CODES + other] in REMOVING
                     ):
                         return True
-                elif opp_base < other <= opp_base + 8 and battle[other * 20 + code] in REMOVING:
+                elif (
+                    opp_base < other <= opp_base + 8
+                    and battle[other * NUM_CODES + code] in REMOVING
+                ):
                     return True
         return False

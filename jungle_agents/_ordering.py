@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from jungle_agents._classic_eval import classic_target
 from jungle_core import Rules, State
-from jungle_core._tables import tables
+from jungle_core.lowlevel import HIDDEN, tables
 
 __all__ = ["EXACT", "LOWER", "UPPER", "MoveOrder", "TranspositionTable"]
 
@@ -96,7 +96,7 @@ class MoveOrder:
                 if not dark:
                     t = classic_target(state, action)
                 q = board[t]
-                if 0 < q < 17:
+                if 0 < q < HIDDEN:
                     key = -100_000 - ((q - 1) & 7) * 100 + ((board[sq] - 1) & 7)
                 else:
                     key = -history.get(action, 0)

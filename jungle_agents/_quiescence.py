@@ -15,7 +15,7 @@ from jungle_agents._classic_eval import classic_captures
 from jungle_agents._search_base import REMOVING, SearchBase
 from jungle_agents._search_config import WIN
 from jungle_core import State, legal_actions
-from jungle_core.lowlevel import apply as _apply
+from jungle_core.lowlevel import HIDDEN, NUM_CODES, apply
 
 __all__ = ["CaptureSearch"]
 
@@ -36,9 +36,9 @@ class CaptureSearch(SearchBase):
                     continue
                 sq, d = divmod(action - n, 4)
                 q = board[self._step[sq * 4 + d]]
-                if 0 < q < 17:
+                if 0 < q < HIDDEN:
                     p = board[sq]
-                    if battle[p * 20 + q] in REMOVING:
+                    if battle[p * NUM_CODES + q] in REMOVING:
                         out.append((-(((q - 1) & 7) * 16) + ((p - 1) & 7), action))
         else:
             return classic_captures(state)
@@ -82,7 +82,7 @@ class CaptureSearch(SearchBase):
         dirs = self._neighbours_with_dirs
         for sq, c in enumerate(board):
             if mover_base < c <= mover_base + 8:
-                row = c * 20
+                row = c * NUM_CODES
                 for d, nb in dirs[sq]:
                     q = board[nb]
                     if opp_base < q <= opp_base + 8:
@@ -175,7 +175,7 @@ class CaptureSearch(SearchBase):
             low = max(low, best)
             alpha, beta = (low, high) if maximizing else (-high, -low)
         for action in captures:
-            child = _apply(state, action, -1)
+            child = apply(state, action, -1)
             self.nodes += 1
             v = self._terminal_value(child, 0)
             if v is None:

@@ -73,9 +73,7 @@ from jungle_agents._ordering import EXACT, LOWER, UPPER
 from jungle_agents._search_base import INF, REMOVING, Evaluator
 from jungle_agents._search_config import MAX_DEPTH, WIN, SearchConfig, SearchInfo
 from jungle_core import State, legal_actions
-from jungle_core.lowlevel import apply as _apply
-from jungle_core.lowlevel import chance_mask as _chance_mask
-from jungle_core.lowlevel import mask_outcomes as _mask_outcomes
+from jungle_core.lowlevel import HIDDEN, NUM_CODES, apply, chance_mask, mask_outcomes
 
 __all__ = ["MAX_DEPTH", "WIN", "Evaluator", "SearchConfig", "SearchInfo", "Searcher"]
 
@@ -225,22 +223,22 @@ class Searcher(DarkFrontierSearch):
         """The sum over the mover's face-up pieces of the distance to the nearest enemy
         face-up piece it can remove, after a deterministic ``action`` (before, for one
         with chance)."""
-        if not _mask_outcomes(_chance_mask(state, action)):
-            board = _apply(state, action, -1).board
+        if not mask_outcomes(chance_mask(state, action)):
+            board = apply(state, action, -1).board
         else:
             board = state.board
         me = state.to_move
         cols = self.rules.cols
         battle = self._battle
         mine = [(sq, c) for sq, c in enumerate(board) if me * 8 < c <= me * 8 + 8]
-        theirs = [(sq, c) for sq, c in enumerate(board) if 0 < c < 17 and (c - 1) >> 3 != me]
+        theirs = [(sq, c) for sq, c in enumerate(board) if 0 < c < HIDDEN and (c - 1) >> 3 != me]
         total = 0
         for sq, c in mine:
             r, k = divmod(sq, cols)
             near = [
                 abs(r - tsq // cols) + abs(k - tsq % cols)
                 for tsq, q in theirs
-                if battle[c * 20 + q] in REMOVING
+                if battle[c * NUM_CODES + q] in REMOVING
             ]
             if near:
                 total += min(near)
@@ -255,7 +253,7 @@ class Searcher(DarkFrontierSearch):
         opp_base = self._opp_code_base
         for sq, c in enumerate(board):
             if own_base < c <= own_base + 8:
-                row = c * 20
+                row = c * NUM_CODES
                 for _, nb in self._neighbours_with_dirs[sq]:
                     q = board[nb]
                     if opp_base < q <= opp_base + 8 and battle[row + q] in REMOVING:
@@ -337,7 +335,7 @@ class Searcher(DarkFrontierSearch):
                 if chance:
                     v = sign * self._action(state, action, depth, alpha, beta)
                 else:
-                    v = sign * self._value(_apply(state, action, -1), depth - 1, alpha, beta)
+                    v = sign * self._value(apply(state, action, -1), depth - 1, alpha, beta)
                 if v > best:
                     best = v
                     best_action = action
@@ -361,25 +359,25 @@ class Searcher(DarkFrontierSearch):
 
     def _action(self, state: State, action: int, depth: int, alpha: float, beta: float) -> float:
         """The value of ``action`` in ``state``: a chance node or one deterministic child."""
-        outcomes = _mask_outcomes(_chance_mask(state, action))
+        outcomes = mask_outcomes(chance_mask(state, action))
         cfg = self.config
         if not cfg.alphabeta:
             alpha, beta = -INF, INF
         if not outcomes:
-            return self._value(_apply(state, action, -1), depth - 1, alpha, beta)
+            return self._value(apply(state, action, -1), depth - 1, alpha, beta)
         k = len(outcomes)
         p = 1.0 / k
         if not (cfg.star1 and cfg.alphabeta) or k == 1:
             total = 0.0
             for o in outcomes:
-                total += self._value(_apply(state, action, o), depth - 1, -INF, INF)
+                total += self._value(apply(state, action, o), depth - 1, -INF, INF)
             return total * p
         lo, hi = self._bounds(state, depth)
         if alpha <= lo and beta >= hi:
             # the window cannot cut: plain expectation, children with exact windows
             total = 0.0
             for o in outcomes:
-                total += self._value(_apply(state, action, o), depth - 1, -INF, INF)
+                total += self._value(apply(state, action, o), depth - 1, -INF, INF)
             return total * p
         total = 0.0  # sum of p * value of the children searched so far
         for i, o in enumerate(outcomes):
@@ -387,7 +385,7 @@ class Searcher(DarkFrontierSearch):
             child_alpha = (alpha - total - rest * hi) / p
             child_beta = (beta - total - rest * lo) / p
             v = self._value(
-                _apply(state, action, o),
+                apply(state, action, o),
                 depth - 1,
                 max(child_alpha, lo),
                 min(child_beta, hi),

@@ -25,7 +25,7 @@ from jungle_agents._dark_eval import DarkEvaluator
 from jungle_agents._ordering import MoveOrder, TranspositionTable
 from jungle_agents._search_config import WIN, SearchConfig
 from jungle_core import Outcome, Rules, State, outcome
-from jungle_core._tables import BattleResult, tables
+from jungle_core.lowlevel import HIDDEN, BattleResult, tables
 
 __all__ = ["INF", "REMOVING", "Evaluate", "Evaluator", "SearchBase"]
 
@@ -178,7 +178,7 @@ class SearchBase:
         """Each player's pieces, face up (on ``board``) and face down (in ``mask``)."""
         counts = [(mask & 0xFF).bit_count(), (mask >> 8).bit_count()]
         for c in board:
-            if 0 < c < 17:
+            if 0 < c < HIDDEN:
                 counts[(c - 1) >> 3] += 1
         return counts
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from jungle_agents._pairs import pair_table
 from jungle_core import Rules, State, legal_actions, transitions
-from jungle_core._tables import tables
+from jungle_core.lowlevel import HIDDEN, NUM_CODES, tables
 
 __all__ = ["GreedyAgent", "GreedyWeights", "RandomAgent", "greedy_heuristic"]
 
@@ -119,9 +119,11 @@ class _Heuristic:
             for player in (0, 1)
         )
         self.value_of = tuple(
-            [0.0] + [w.values[((c - 1) & 7) + 1] for c in range(1, 17)] + [0.0, 0.0, 0.0]
+            [0.0]
+            + [w.values[((c - 1) & 7) + 1] for c in range(1, HIDDEN)]
+            + [0.0] * (NUM_CODES - HIDDEN)
         )
-        # safety[player][p * 20 + q] for adjacent codes, from player 0's and player 1's view
+        # safety[player][p * NUM_CODES + q] for adjacent codes, from player 0's and player 1's view
         self.safety = tuple(
             pair_table(rules, player, w.take, w.taken, w.safety) for player in (0, 1)
         )
@@ -141,13 +143,13 @@ class _Heuristic:
         other = 0.0
         own_base = player * 8
         for sq, c in enumerate(board):
-            if 0 < c < 17:
+            if 0 < c < HIDDEN:
                 if own_base < c <= own_base + 8:
                     own += value_of[c]
                     other += place[sq]
                 else:
                     opp += value_of[c]
-                row = c * 20
+                row = c * NUM_CODES
                 for nb in forward[sq]:
                     other += safety[row + board[nb]]
         if state.to_move != player:
