@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from jungle_agents._classic_eval import classic_target
 from jungle_core import Rules, State
-from jungle_core.lowlevel import HIDDEN, tables
+from jungle_core.lowlevel import HIDDEN, landing, tables
 
 __all__ = ["EXACT", "LOWER", "UPPER", "MoveOrder", "TranspositionTable"]
 
@@ -66,6 +65,7 @@ class MoveOrder:
 
     def __init__(self, rules: Rules) -> None:
         t = tables(rules)
+        self._tables = t
         self._step = t.step
         self._num_squares = rules.num_squares
         self._rules_are_dark = rules.is_dark
@@ -92,9 +92,7 @@ class MoveOrder:
                 key = -history.get(action, 0)
             else:
                 sq, d = divmod(action - n, 4)
-                t = step[sq * 4 + d]
-                if not dark:
-                    t = classic_target(state, action)
+                t = step[sq * 4 + d] if dark else landing(self._tables, board, sq, d)
                 q = board[t]
                 if 0 < q < HIDDEN:
                     key = -100_000 - ((q - 1) & 7) * 100 + ((board[sq] - 1) & 7)
