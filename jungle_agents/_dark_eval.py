@@ -24,7 +24,7 @@ import attrs
 
 from jungle_agents._pairs import pair_table
 from jungle_core import Rules, State
-from jungle_core.lowlevel import HIDDEN, NUM_CODES, BattleResult, tables
+from jungle_core.lowlevel import HIDDEN, NUM_CODES, tables
 
 __all__ = ["DarkEvaluator", "DarkWeights"]
 
@@ -91,7 +91,7 @@ class DarkEvaluator:
         self.weights = w
         t = tables(rules)
         self.step = t.step
-        self._battle = t.battle
+        self._effect = t.dark_effect
         self.neighbours: tuple[tuple[int, ...], ...] = tuple(
             tuple(nb for _, nb in pairs) for pairs in t.neighbours
         )
@@ -190,7 +190,7 @@ class DarkEvaluator:
     ) -> tuple[tuple[tuple[int, int], ...], float]:
         """The squares a DARK action changes, as ``(square, new code)`` pairs, and the
         change of the value, for the player ``me`` to move and chance outcome ``o``
-        (-1: none). The same board logic as the core's transition, for one child."""
+        (-1: none), from the core's table of a DARK move's effect."""
         n = len(board)
         piece = self.piece
         if action < n:
@@ -202,23 +202,10 @@ class DarkEvaluator:
             q = board[t]
             if q >= HIDDEN:
                 q = o + 1
-                result = (
-                    BattleResult.FORBIDDEN
-                    if (q - 1) >> 3 == me
-                    else self._battle[p * NUM_CODES + q]
-                )
-            elif q:
-                result = self._battle[p * NUM_CODES + q]
-            else:
-                result = BattleResult.TAKE
-            if result == BattleResult.FORBIDDEN:
-                changes = ((t, q),)
-            elif result == BattleResult.TAKE:
-                changes = ((sq, 0), (t, p))
-            elif result == BattleResult.BOTH:
-                changes = ((sq, 0), (t, 0))
-            else:
-                changes = ((sq, 0), (t, q))
+            # the core's statement of a DARK move's effect on the two squares
+            left, landed, _ = self._effect[p * NUM_CODES + q]
+            # (a piece of the mover's own turned up: the mover stays, only t changes)
+            changes = ((t, landed),) if left else ((sq, left), (t, landed))
         after = dict(changes)
         pair = self.pair
         nbrs = self.neighbours
