@@ -2,7 +2,9 @@
 
 - :class:`QNetwork`: SPEC §7's MLP (ReLU hidden layers, dropout in training only);
 - :class:`ConvQNetwork`: 3×3 convolutions over the 7×8 board (:class:`ShiftConv`), a
-  pooled context, coordinate planes and a per-square action head, optionally dueling.
+  pooled context, coordinate planes and a per-square action head, optionally dueling;
+- :class:`ValueNetwork`: the same trunk with a pooled ``tanh`` head, the value network of
+  ``jungle train value`` (its numpy twin: :mod:`jungle_train._vnet`).
 
 Their numpy twins, for play without JAX, are in :mod:`jungle_train._learned`
 (``network_numpy``, ``conv_numpy``); ``tests/test_dqn.py`` checks they agree.
@@ -99,3 +101,39 @@ class ConvQNetwork(nn.Module):
             value = nn.Dense(1)(context)  # [..., 1]
             q = value + q - jnp.mean(q, axis=-1, keepdims=True)
         return q
+
+
+class ValueNetwork(nn.Module):
+    """``float32[..., 337]`` → ``float32[...]`` in [-1, 1] (see :mod:`jungle_train._vnet`).
+
+    >>> import jax, jax.numpy as jnp
+    >>> net = ValueNetwork(channels=8, conv_layers=1)
+    >>> params = net.init(jax.random.key(0), jnp.zeros(337))
+    >>> net.apply(params, jnp.zeros((3, 337))).shape
+    (3,)
+    """
+
+    channels: int
+    conv_layers: int
+    rows: int = 7
+    cols: int = 8
+
+    @nn.compact
+    def __call__(self, x: jax.Array) -> jax.Array:
+        squares = self.rows * self.cols
+        lead = x.shape[:-1]
+        board = x[..., : squares * 6].reshape(*lead, self.rows, self.cols, 6)
+        extra = x[..., squares * 6 :]
+        planes = jnp.broadcast_to(
+            extra[..., None, None, :], (*lead, self.rows, self.cols, extra.shape[-1])
+        )
+        coords = jnp.broadcast_to(
+            jnp.asarray(coordinate_planes(self.rows, self.cols)), (*lead, self.rows, self.cols, 2)
+        )
+        h = jnp.concatenate([board, planes, coords], axis=-1)
+        for _ in range(self.conv_layers):
+            h = nn.relu(ShiftConv(self.channels)(h))
+        pooled = jnp.concatenate([jnp.mean(h, axis=(-3, -2)), jnp.max(h, axis=(-3, -2))], axis=-1)
+        hidden = nn.relu(nn.Dense(self.channels)(pooled))
+        out: jax.Array = jnp.tanh(nn.Dense(1)(hidden)[..., 0])
+        return out

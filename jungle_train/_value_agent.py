@@ -2,6 +2,8 @@
 
 - :class:`ValueEvaluator`: ``evaluate(states)`` gives each state's value for its player to
   move, in [-1, 1], in one batched forward pass; finished games get their exact result.
+- :class:`SearchValue`: the same network as the leaf evaluation of the Minimax search
+  (``minimax:eval=value``), in the search's units and from the searcher's side.
 - :class:`ValueAgent` (``make_agent("value", DARK)``): one ply of expectimax on the
   network: each legal action is worth the probability-weighted value of its children
   for the mover; the best one is played (ties at random).
@@ -23,7 +25,7 @@ from jungle_train._errors import CheckpointError
 from jungle_train._learned import arrays_to_params, shipped_checkpoint
 from jungle_train._vnet import observe_numpy, value_numpy
 
-__all__ = ["ValueAgent", "ValueEvaluator"]
+__all__ = ["SearchValue", "ValueAgent", "ValueEvaluator"]
 
 
 class ValueEvaluator:
@@ -107,3 +109,38 @@ class ValueAgent:
         best = max(values.values())
         tied = [a for a in actions if values[a] >= best - 1e-9]
         return tied[int(rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
+
+
+class SearchValue:
+    """The value network as the Minimax search's evaluation (``minimax:eval=value``).
+
+    ``evaluate(state)`` is ``scale`` times the network's value for ``player`` (the
+    searcher), so a sure win the network sees is worth ``scale`` (below the search's
+    exact win, above its draw at ``-contempt``); values are cached per state, since the
+    search meets the same leaves again across iterations and transpositions.
+
+    >>> from jungle_core import DARK, new_game
+    >>> ev = SearchValue(DARK, 1)
+    >>> abs(ev.evaluate(new_game())) <= 1000.0, ev.max_ply_change()
+    (True, 2000.0)
+    """
+
+    def __init__(self, rules: Rules, player: int, path: str = "", scale: float = 1000.0) -> None:
+        self.network = ValueEvaluator(rules, path)
+        self.player = player
+        self.scale = float(scale)
+        self._cache: dict[State, float] = {}
+
+    def evaluate(self, state: State) -> float:
+        """The searcher's value of ``state`` (see the class docstring)."""
+        found = self._cache.get(state)
+        if found is None:
+            if len(self._cache) > 500_000:
+                self._cache.clear()
+            v = float(self.network.evaluate([state])[0]) * self.scale
+            found = self._cache[state] = v if state.to_move == self.player else -v
+        return found
+
+    def max_ply_change(self) -> float:
+        """The network's values span ``[-scale, scale]``: one ply changes at most ``2·scale``."""
+        return 2.0 * self.scale

@@ -1,7 +1,8 @@
-"""The value network: a position in, the expected result for the player to move out.
+"""The value network read with numpy: a position in, the expected result for the mover out.
 
-:class:`ValueNetwork` (flax, for training) and :func:`value_numpy` (numpy, for playing and
-for search leaves; equal to it) share one architecture, the DQN's convolutional trunk
+:func:`value_numpy` (numpy, for playing and for search leaves; no JAX, so agents load
+quickly in worker processes) computes :class:`jungle_train._qnets.ValueNetwork` (flax,
+for training); both share one architecture, the DQN's convolutional trunk
 (:class:`jungle_train._qnets.ShiftConv` layers over the 7×8 board with the clock and
 coordinate planes, a pooled context), then a small head and ``tanh``: ``float32[..., 337]``
 (SPEC §6's 336 floats for the player to move, then ``plies_since_removal / limit``) →
@@ -12,52 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import flax.linen as nn
-import jax
-import jax.numpy as jnp
 import numpy as np
 
 from jungle_core import Rules, State, observation
 from jungle_train._learned import coordinate_planes
-from jungle_train._qnets import ShiftConv
 
-__all__ = ["ValueNetwork", "observe_numpy", "value_numpy"]
-
-
-class ValueNetwork(nn.Module):
-    """``float32[..., 337]`` → ``float32[...]`` in [-1, 1] (see the module docstring).
-
-    >>> import jax, jax.numpy as jnp
-    >>> net = ValueNetwork(channels=8, conv_layers=1)
-    >>> params = net.init(jax.random.key(0), jnp.zeros(337))
-    >>> net.apply(params, jnp.zeros((3, 337))).shape
-    (3,)
-    """
-
-    channels: int
-    conv_layers: int
-    rows: int = 7
-    cols: int = 8
-
-    @nn.compact
-    def __call__(self, x: jax.Array) -> jax.Array:
-        squares = self.rows * self.cols
-        lead = x.shape[:-1]
-        board = x[..., : squares * 6].reshape(*lead, self.rows, self.cols, 6)
-        extra = x[..., squares * 6 :]
-        planes = jnp.broadcast_to(
-            extra[..., None, None, :], (*lead, self.rows, self.cols, extra.shape[-1])
-        )
-        coords = jnp.broadcast_to(
-            jnp.asarray(coordinate_planes(self.rows, self.cols)), (*lead, self.rows, self.cols, 2)
-        )
-        h = jnp.concatenate([board, planes, coords], axis=-1)
-        for _ in range(self.conv_layers):
-            h = nn.relu(ShiftConv(self.channels)(h))
-        pooled = jnp.concatenate([jnp.mean(h, axis=(-3, -2)), jnp.max(h, axis=(-3, -2))], axis=-1)
-        hidden = nn.relu(nn.Dense(self.channels)(pooled))
-        out: jax.Array = jnp.tanh(nn.Dense(1)(hidden)[..., 0])
-        return out
+__all__ = ["observe_numpy", "value_numpy"]
 
 
 def observe_numpy(state: State) -> np.ndarray[Any, Any]:
@@ -75,9 +36,9 @@ def observe_numpy(state: State) -> np.ndarray[Any, Any]:
 def value_numpy(
     params: dict[str, Any], x: np.ndarray[Any, Any], rules: Rules | None = None
 ) -> np.ndarray[Any, Any]:
-    """:class:`ValueNetwork`'s forward pass in numpy over a batch: ``float32[B, 337]`` →
-    ``float32[B]``. ``params`` is flax's parameter tree (``{"ShiftConv_0": ..., "Dense_0":
-    ..., "Dense_1": ...}``)."""
+    """:class:`jungle_train._qnets.ValueNetwork`'s forward pass in numpy over a batch:
+    ``float32[B, 337]`` → ``float32[B]``. ``params`` is flax's parameter tree
+    (``{"ShiftConv_0": ..., "Dense_0": ..., "Dense_1": ...}``)."""
     rows, cols = (rules.rows, rules.cols) if rules is not None else (7, 8)
     squares = rows * cols
     x = np.asarray(x, np.float32)

@@ -25,8 +25,8 @@ expectimax on the network) and ``minimax:eval=value`` (the network at the leaves
 >>> config = Config(num_envs=8, rollout_length=16, updates_per_round=2, batch_size=16,
 ...                 channels=8, conv_layers=1, total_steps=256)
 >>> runner, metrics = make_train(config)(jax.random.key(0))
->>> sorted(metrics)[:3], metrics["loss"].shape
-(['labelled', 'loss', 'mean_target'], (2,))
+>>> sorted(metrics), metrics["loss"].shape
+(['decisive', 'games_ended', 'labelled', 'loss', 'mean_target'], (2,))
 """
 
 from __future__ import annotations
@@ -47,8 +47,8 @@ from jungle_train._config import config_to_json
 from jungle_train._errors import ConfigError
 from jungle_train._jax_greedy import JaxGreedy
 from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
+from jungle_train._qnets import ValueNetwork
 from jungle_train._sampling import best_action, coin, uniform_legal
-from jungle_train._vnet import ValueNetwork
 
 __all__ = ["CONFIGS", "Config", "ValueTrainer", "make_train"]
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -15,9 +17,10 @@ from jungle_agents import make_agent
 from jungle_core import DARK, from_fen, legal_actions, new_game, parse_action, step
 from jungle_train._errors import CheckpointError
 from jungle_train._metrics import read_metrics
+from jungle_train._qnets import ValueNetwork
 from jungle_train._run import run_training
 from jungle_train._value_agent import ValueAgent, ValueEvaluator
-from jungle_train._vnet import ValueNetwork, observe_numpy, value_numpy
+from jungle_train._vnet import observe_numpy, value_numpy
 from jungle_train.value import CONFIGS, ValueTrainer, _Parts, make_train
 from tests._checkpoints import assert_damage_refused
 
@@ -143,3 +146,18 @@ def test_the_agent_takes_a_winning_capture_whoever_moves(tmp_path: Path) -> None
     assert agent.act(s, rng) == parse_action(s, "b1xb2")
     values = agent.action_values(s)
     assert values[parse_action(s, "b1xb2")] == 1.0
+
+
+def test_the_agent_registry_loads_no_jax() -> None:
+    """Every learned agent's entry point (and the agents themselves) load without JAX, so
+    arena and server worker processes start quickly and time only the decisions."""
+    code = (
+        "import sys, numpy as np; from jungle_agents import make_agent; from jungle_core "
+        "import DARK, new_game\n"
+        "for kind in ('dqn', 'qlearn', 'approxq', 'value'):\n"
+        "    make_agent(kind, DARK).act(new_game(), np.random.default_rng(0))\n"
+        "bad = sorted(m for m in ('jax', 'flax', 'optax') if m in sys.modules)\n"
+        "sys.exit(f'imported {bad}' if bad else 0)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
