@@ -23,6 +23,7 @@ from jungle_agents._base import (
 from jungle_agents._builtin import register_builtin_agents
 from jungle_agents._classic_eval import ClassicEvaluator, ClassicWeights, classic_moves
 from jungle_agents._dark_eval import DarkEvaluator, DarkWeights
+from jungle_agents._evaluations import register_evaluation
 from jungle_agents._minimax import MinimaxAgent
 from jungle_agents._search import WIN, SearchConfig, Searcher, SearchInfo
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent, greedy_heuristic
@@ -53,4 +54,5 @@ __all__ = [
     "make_agent",
     "parse_spec",
     "register_agent",
+    "register_evaluation",
 ]

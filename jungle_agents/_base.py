@@ -28,6 +28,7 @@ __all__ = [
     "Param",
     "agent_kinds",
     "describe_agents",
+    "load_plugins",
     "make_agent",
     "params_of",
     "parse_spec",
@@ -177,7 +178,7 @@ ENTRY_POINT_GROUP = "jungle.agents"
 _plugins_loaded = False
 
 
-def _load_plugins() -> None:
+def load_plugins() -> None:
     """Load every ``jungle.agents`` entry point once per process (see the module
     docstring); one that fails to load is reported as a warning, not fatal."""
     global _plugins_loaded
@@ -235,7 +236,7 @@ def agent_kinds() -> tuple[str, ...]:
     >>> {"random", "greedy", "minimax"} <= set(agent_kinds())
     True
     """
-    _load_plugins()
+    load_plugins()
     return tuple(sorted(_REGISTRY))
 
 
@@ -305,7 +306,7 @@ def make_agent(spec: str, rules: Rules) -> Agent:
     jungle_agents._base.AgentSpecError: greedy takes no parameter 'depth' ...
     """
     name, raw = parse_spec(spec)
-    _load_plugins()
+    load_plugins()
     kind = _REGISTRY.get(name)
     if kind is None:
         raise AgentSpecError(

@@ -12,6 +12,7 @@ from typing import Any
 
 from jungle_agents._base import Param, ParamValue, canonical_spec, params_of, register_agent
 from jungle_agents._dark_eval import DarkWeights
+from jungle_agents._evaluations import HAND, make_evaluation
 from jungle_agents._minimax import MinimaxAgent
 from jungle_agents._search_config import SearchConfig
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent
@@ -24,7 +25,12 @@ _GREEDY_PARAMS = params_of(
 )
 _SEARCH_PARAMS = params_of(SearchConfig)
 _DARK_WEIGHT_PARAMS = params_of(DarkWeights, help_prefix="DARK weight: ")
-_MINIMAX_PARAMS = {**_SEARCH_PARAMS, **_DARK_WEIGHT_PARAMS}
+# the leaf evaluation is the agent's, not the search's: declared here, once
+_EVALUATION_PARAMS = {
+    "eval": Param(str, HAND, "leaf evaluation: hand (SPEC §7) or a registered network (value)"),
+    "value_path": Param(str, "", "the network evaluation's checkpoint (default: shipped)"),
+}
+_MINIMAX_PARAMS = {**_SEARCH_PARAMS, **_DARK_WEIGHT_PARAMS, **_EVALUATION_PARAMS}
 
 
 def _values(params: Mapping[str, Param], values: Mapping[str, ParamValue]) -> dict[str, Any]:
@@ -51,7 +57,11 @@ def _minimax(rules: Rules, **params: ParamValue) -> MinimaxAgent:
     named = {k: v for k, v in params.items() if k != "depth"}
     extras = canonical_spec("minimax", named, _MINIMAX_PARAMS).partition(":")[2]
     name = f"minimax:depth={params['depth']}" + (f",{extras}" if extras else "")
-    return MinimaxAgent(rules, config, weights, name=name)
+    evaluation, path = str(params["eval"]), str(params["value_path"])
+    make_evaluation(evaluation, rules, 0, path)  # a bad name or file fails here, at once
+    return MinimaxAgent(
+        rules, config, weights, name=name, evaluation=evaluation, evaluation_path=path
+    )
 
 
 def register_builtin_agents() -> None:

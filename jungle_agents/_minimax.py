@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from jungle_agents._dark_eval import DarkEvaluator, DarkWeights
+from jungle_agents._evaluations import HAND, make_evaluation
 from jungle_agents._search import Searcher
 from jungle_agents._search_config import SearchConfig, SearchInfo
 from jungle_core import Rules, State
@@ -16,7 +17,9 @@ class MinimaxAgent:
     """Expectiminimax with the SPEC §7 evaluation and switchable enhancements.
 
     ``weights`` (DARK) are the evaluation weights, for ablations; on CLASSIC the CLASSIC
-    evaluation is used (:mod:`jungle_agents._classic_eval`). ``last`` holds the
+    evaluation is used (:mod:`jungle_agents._classic_eval`). ``evaluation`` names another
+    leaf evaluation (:mod:`jungle_agents._evaluations`: ``"value"``, the value network,
+    with ``evaluation_path`` its checkpoint), built for each side on first use. ``last`` holds the
     :class:`SearchInfo` of the latest decision.
 
     >>> from jungle_core import DARK, new_game, legal_actions
@@ -31,8 +34,12 @@ class MinimaxAgent:
         config: SearchConfig | None = None,
         weights: DarkWeights | None = None,
         name: str = "minimax",
+        evaluation: str = HAND,
+        evaluation_path: str = "",
     ) -> None:
         self.rules = rules
+        self.evaluation = evaluation
+        self.evaluation_path = evaluation_path
         self.config = config or SearchConfig()
         self.weights = weights
         self.name = name
@@ -48,8 +55,8 @@ class MinimaxAgent:
         """
         found = self._searchers.get(player)
         if found is None:
-            evaluator = None
-            if self.rules.is_dark:
+            evaluator = make_evaluation(self.evaluation, self.rules, player, self.evaluation_path)
+            if evaluator is None and self.rules.is_dark:
                 evaluator = DarkEvaluator(self.rules, player, self.weights)
             found = self._searchers[player] = Searcher(self.rules, player, self.config, evaluator)
         return found

@@ -47,9 +47,16 @@ def register_qlearn() -> None:
 
 
 def register_value() -> None:
-    """Register ``value``: one ply of expectimax on a value-network checkpoint."""
-    from jungle_train._value_agent import ValueAgent
+    """Register ``value``: one ply of expectimax on a value-network checkpoint; and the
+    same network as the Minimax search's leaf evaluation, ``minimax:eval=value``."""
+    from jungle_agents import register_evaluation
+    from jungle_train._value_agent import SearchValue, ValueAgent
 
+    register_evaluation(
+        "value",
+        SearchValue,
+        "the value network (jungle train value) at the search's leaves",
+    )
     register_agent(
         "value",
         ValueAgent,

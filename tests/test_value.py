@@ -13,13 +13,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jungle_agents import make_agent
+from jungle_agents import AgentSpecError, make_agent
 from jungle_core import DARK, from_fen, legal_actions, new_game, parse_action, step
 from jungle_train._errors import CheckpointError
 from jungle_train._metrics import read_metrics
 from jungle_train._qnets import ValueNetwork
 from jungle_train._run import run_training
-from jungle_train._value_agent import ValueAgent, ValueEvaluator
+from jungle_train._value_agent import SearchValue, ValueAgent, ValueEvaluator
 from jungle_train._vnet import observe_numpy, value_numpy
 from jungle_train.value import CONFIGS, ValueTrainer, _Parts, make_train
 from tests._checkpoints import assert_damage_refused
@@ -161,3 +161,22 @@ def test_the_agent_registry_loads_no_jax() -> None:
     )
     run = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
+
+
+def test_minimax_with_the_value_network_at_its_leaves(tmp_path: Path) -> None:
+    agent = make_agent("minimax:depth=2,eval=value", DARK)
+    assert agent.name == "minimax:depth=2,eval=value"
+    searcher = agent.searcher(1)
+    assert isinstance(searcher.evaluator, SearchValue) and searcher.evaluator.player == 1
+    rng = np.random.default_rng(0)
+    s = from_fen("8/8/8/8/8/1D6/1e6 1 0 0 - -", DARK)  # player 1 wins by b1xb2
+    assert agent.act(s, rng) == parse_action(s, "b1xb2")
+    v = searcher.evaluator.evaluate(new_game())
+    assert searcher.evaluator.evaluate(new_game()) == v  # cached, and from the searcher's side
+    assert agent.searcher(0).evaluator.evaluate(new_game()) == -v
+    with pytest.raises(AgentSpecError, match="valid: hand, value"):
+        make_agent("minimax:eval=nope", DARK)
+    with pytest.raises(AgentSpecError, match="value_path"):
+        make_agent("minimax:value_path=x.npz", DARK)
+    with pytest.raises(AgentSpecError, match="eval=value"):
+        make_agent(f"minimax:eval=value,value_path={tmp_path / 'missing.npz'}", DARK)
