@@ -56,6 +56,23 @@ class ShiftConv(nn.Module):
         return out
 
 
+def board_planes(x: jax.Array, rows: int, cols: int) -> jax.Array:
+    """The convolutional networks' input: ``float32[..., obs]`` (the observation's six
+    board planes, then extra scalars such as the clock) → ``float32[..., rows, cols, C]``
+    (the six planes, each extra broadcast as a plane, and the two coordinate planes).
+
+    >>> board_planes(jnp.zeros((2, 337)), 7, 8).shape
+    (2, 7, 8, 9)
+    """
+    squares = rows * cols
+    lead = x.shape[:-1]
+    board = x[..., : squares * 6].reshape(*lead, rows, cols, 6)
+    extra = x[..., squares * 6 :]
+    planes = jnp.broadcast_to(extra[..., None, None, :], (*lead, rows, cols, extra.shape[-1]))
+    coords = jnp.broadcast_to(jnp.asarray(coordinate_planes(rows, cols)), (*lead, rows, cols, 2))
+    return jnp.concatenate([board, planes, coords], axis=-1)
+
+
 class ConvQNetwork(nn.Module):
     """Convolutions over the 7×8 board: ``float32[..., obs]`` → ``float32[..., 280]``.
 
@@ -80,15 +97,7 @@ class ConvQNetwork(nn.Module):
     def __call__(self, x: jax.Array, deterministic: bool = True) -> jax.Array:
         squares = self.rows * self.cols
         lead = x.shape[:-1]
-        board = x[..., : squares * 6].reshape(*lead, self.rows, self.cols, 6)
-        extra = x[..., squares * 6 :]
-        planes = jnp.broadcast_to(
-            extra[..., None, None, :], (*lead, self.rows, self.cols, extra.shape[-1])
-        )
-        coords = jnp.broadcast_to(
-            jnp.asarray(coordinate_planes(self.rows, self.cols)), (*lead, self.rows, self.cols, 2)
-        )
-        h = jnp.concatenate([board, planes, coords], axis=-1)
+        h = board_planes(x, self.rows, self.cols)
         for _ in range(self.conv_layers):
             h = nn.relu(ShiftConv(self.channels)(h))
         context = nn.relu(nn.Dense(self.channels)(jnp.mean(h, axis=(-3, -2))))
@@ -120,17 +129,7 @@ class ValueNetwork(nn.Module):
 
     @nn.compact
     def __call__(self, x: jax.Array) -> jax.Array:
-        squares = self.rows * self.cols
-        lead = x.shape[:-1]
-        board = x[..., : squares * 6].reshape(*lead, self.rows, self.cols, 6)
-        extra = x[..., squares * 6 :]
-        planes = jnp.broadcast_to(
-            extra[..., None, None, :], (*lead, self.rows, self.cols, extra.shape[-1])
-        )
-        coords = jnp.broadcast_to(
-            jnp.asarray(coordinate_planes(self.rows, self.cols)), (*lead, self.rows, self.cols, 2)
-        )
-        h = jnp.concatenate([board, planes, coords], axis=-1)
+        h = board_planes(x, self.rows, self.cols)
         for _ in range(self.conv_layers):
             h = nn.relu(ShiftConv(self.channels)(h))
         pooled = jnp.concatenate([jnp.mean(h, axis=(-3, -2)), jnp.max(h, axis=(-3, -2))], axis=-1)

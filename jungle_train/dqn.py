@@ -92,12 +92,10 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jungle_core import DARK, Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._board import potential, present, removed_ranks
-from jungle_train._checkpoint import load_checkpoint, save_checkpoint
-from jungle_train._config import config_to_json
 from jungle_train._jax_greedy import JaxGreedy
+from jungle_train._jax_trainer import JaxRoundTrainer
 from jungle_train._learned import DQNAgent
 from jungle_train._opponents import parse_mix
-from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
 from jungle_train._qnets import ConvQNetwork, QNetwork
 from jungle_train._sampling import best_action, coin, uniform_legal
 
@@ -819,77 +817,24 @@ def make_train(config: Config) -> Any:
 # ------------------------------------------------------------------ checkpoints, CLI
 
 
-class DQNTrainer:
+class DQNTrainer(JaxRoundTrainer):
     """:class:`jungle_train._run.Trainer` for the DQN: the rounds of :func:`make_train`,
-    compiled once and run a chunk at a time (same network as one ``train(key)`` call)."""
+    compiled once and run a chunk at a time (same network as one ``train(key)`` call).
+    Checkpoints hold the whole run (network, target, self-play copy, Adam, replay, games,
+    key); the playing checkpoint holds the online network."""
 
     kind = KIND
 
     def __init__(self, config: Config) -> None:
-        self.config = config
-        self._parts = _Parts(config)
-        self._init = jax.jit(self._parts.init)
-        self._round = jax.jit(self._parts.round)
+        super().__init__(config, _Parts(config))
 
-    def init(self, seed: int) -> RunnerState:
-        """A fresh run from ``jax.random.key(seed)``."""
-        runner: RunnerState = self._init(jax.random.key(seed))
-        return runner
-
-    def advance(self, state: RunnerState, steps: int) -> tuple[RunnerState, dict[str, Any]]:
-        """Whole rounds covering at least ``steps`` learner decisions; summed/averaged
-        metrics of those rounds."""
-        rounds = max(1, math.ceil(steps / self.config.steps_per_round))
-        history = []
-        for _ in range(rounds):
-            state, metrics = self._round(state)
-            history.append(metrics)
-        return state, summarize_rounds(jax.device_get(history))
-
-    def steps_done(self, state: RunnerState) -> int:
-        """Learner decisions so far."""
-        return int(state.rounds) * self.config.steps_per_round
-
-    def save(self, state: RunnerState, path: str) -> None:
-        """The whole run state (network, target, self-play copy, Adam, replay, games,
-        key) as one checkpoint (gathered to, and written by, process 0 when several
-        processes run under ``jax.distributed``)."""
-        arrays = leaves_to_arrays(state)
-        if jax.process_index() != 0:
-            return
-        save_checkpoint(
-            path,
-            arrays,
-            kind=KIND,
-            config=config_to_json(self.config),
-            step=self.steps_done(state),
-        )
-
-    def load(self, path: str) -> RunnerState:
-        """The run state :meth:`save` wrote, for this config."""
-        ckpt = load_checkpoint(path, kind=KIND, config=config_to_json(self.config))
-        template = jax.eval_shape(self._parts.init, jax.random.key(0))
-        runner: RunnerState = leaves_from_arrays(template, dict(ckpt.arrays), path)
-        return runner
-
-    def save_agent(self, state: RunnerState, path: str, **extra: Any) -> None:
-        """The playing checkpoint: the online network's parameters and the config
-        (written by process 0 only)."""
-        arrays = params_to_arrays(state.params)
-        if jax.process_index() != 0:
-            return
-        save_checkpoint(
-            path,
-            arrays,
-            kind=KIND,
-            config=config_to_json(self.config),
-            step=self.steps_done(state),
-            **extra,
-        )
+    def summarize(self, history: list[dict[str, Any]]) -> dict[str, float]:
+        """:func:`summarize_rounds`."""
+        return summarize_rounds(history)
 
     def agent(self, path: str) -> Any:
         """The agent that plays from a checkpoint :meth:`save_agent` wrote."""
-        return DQNAgent(self._parts.env.rules, path)
+        return DQNAgent(self._parts.env.rules, path)  # type: ignore[attr-defined]
 
 
 def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:

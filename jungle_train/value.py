@@ -42,11 +42,9 @@ import optax
 
 from jungle_core import DARK
 from jungle_core.jax_env import JaxEnv, JaxState, make
-from jungle_train._checkpoint import load_checkpoint, save_checkpoint
-from jungle_train._config import config_to_json
 from jungle_train._errors import ConfigError
 from jungle_train._jax_greedy import JaxGreedy
-from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
+from jungle_train._jax_trainer import JaxRoundTrainer
 from jungle_train._qnets import ValueNetwork
 from jungle_train._sampling import best_action, coin, uniform_legal
 
@@ -296,69 +294,23 @@ def make_train(config: Config) -> Any:
     return train
 
 
-class ValueTrainer:
+class ValueTrainer(JaxRoundTrainer):
     """:class:`jungle_train._run.Trainer` for the value network: the rounds of
     :func:`make_train`, compiled once and run a chunk at a time."""
 
     kind = KIND
 
     def __init__(self, config: Config) -> None:
-        self.config = config
-        self._parts = _Parts(config)
-        self._init = jax.jit(self._parts.init)
-        self._round = jax.jit(self._parts.round)
+        super().__init__(config, _Parts(config))
 
-    def init(self, seed: int) -> Runner:
-        """A fresh run from ``jax.random.key(seed)``."""
-        runner: Runner = self._init(jax.random.key(seed))
-        return runner
-
-    def advance(self, state: Runner, steps: int) -> tuple[Runner, dict[str, Any]]:
-        """Whole rounds covering at least ``steps`` plies; the mean metrics of those rounds
-        (``win_draw`` style counts summed)."""
-        rounds = max(1, math.ceil(steps / self.config.steps_per_round))
-        history = []
-        for _ in range(rounds):
-            state, metrics = self._round(state)
-            history.append(jax.device_get(metrics))
-        out: dict[str, Any] = {}
+    def summarize(self, history: list[dict[str, Any]]) -> dict[str, float]:
+        """Means over the rounds; the game counts summed."""
+        out: dict[str, float] = {}
         for name in history[0]:
             values = np.array([float(h[name]) for h in history], np.float64)
             summed = name in ("games_ended", "decisive")
             out[name] = float(values.sum() if summed else np.nanmean(values))
-        return state, out
-
-    def steps_done(self, state: Runner) -> int:
-        """Plies played so far."""
-        return int(state.rounds) * self.config.steps_per_round
-
-    def save(self, state: Runner, path: str) -> None:
-        """The whole run state as one checkpoint."""
-        save_checkpoint(
-            path,
-            leaves_to_arrays(state),
-            kind=KIND,
-            config=config_to_json(self.config),
-            step=self.steps_done(state),
-        )
-
-    def load(self, path: str) -> Runner:
-        """The run state :meth:`save` wrote, for this config."""
-        ckpt = load_checkpoint(path, kind=KIND, config=config_to_json(self.config))
-        template = jax.eval_shape(self._parts.init, jax.random.key(0))
-        runner: Runner = leaves_from_arrays(template, dict(ckpt.arrays), path)
-        return runner
-
-    def save_agent(self, state: Runner, path: str, **extra: Any) -> None:
-        """The playing checkpoint: the network's parameters and the config."""
-        save_checkpoint(
-            path,
-            params_to_arrays(state.params),
-            kind=KIND,
-            config=config_to_json(self.config),
-            step=self.steps_done(state),
-            **extra,
-        )
+        return out
 
     def agent(self, path: str) -> Any:
         """The one-ply ``value`` agent playing from a checkpoint :meth:`save_agent` wrote."""
