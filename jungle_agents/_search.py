@@ -79,8 +79,6 @@ __all__ = ["MAX_DEPTH", "WIN", "Evaluator", "SearchConfig", "SearchInfo", "Searc
 
 _TIE = 1e-6
 """Root values closer than this are ties."""
-_CLOCK_CHECK_NODES = 4096
-"""The search reads the clock (for the time budget) once per this many nodes."""
 
 
 class _Timeout(Exception):
@@ -269,7 +267,7 @@ class Searcher(DarkFrontierSearch):
         always maximises."""
         self.nodes += 1
         self._nodes_since_clock_check += 1
-        if self._nodes_since_clock_check >= _CLOCK_CHECK_NODES:
+        if self._nodes_since_clock_check >= self._clock_check_nodes:
             self._nodes_since_clock_check = 0
             if time.perf_counter() > self._deadline:
                 raise _Timeout

@@ -118,6 +118,11 @@ class SearchBase:
         self.nodes = 0
         self._deadline = INF
         self._nodes_since_clock_check = 0
+        # the search reads the clock (for the time budget) once per this many nodes: a
+        # node of the hand evaluation costs microseconds, one of another (a network at
+        # the frontier's children) up to milliseconds
+        hand = isinstance(evaluator, DarkEvaluator | ClassicEvaluator)
+        self._clock_check_nodes = 4096 if hand else 16
         # whether anyone with a face-down piece left may reveal it (see _no_end_within)
         self._reveal_any = rules.reveal == "any"
         self._reply = self.config.reply and rules.is_dark and not self.config.quiescence
