@@ -28,7 +28,6 @@ __all__ = [
     "NUM_CODES",
     "RANK_LETTERS",
     "RANK_NAMES",
-    "hidden_code",
     "piece_code",
     "piece_owner",
     "piece_rank",
@@ -60,15 +59,6 @@ def piece_code(owner: int, rank: int) -> int:
     (8, 9)
     """
     return owner * 8 + rank
-
-
-def hidden_code(owner: int) -> int:
-    """The board code of a face-down piece of a known owner.
-
-    >>> hidden_code(0), hidden_code(1)
-    (18, 19)
-    """
-    return HIDDEN_P0 + owner
 
 
 def piece_owner(code: int) -> int:

@@ -7,7 +7,7 @@ the hot path of the pure core and of every search, and the checked public functi
 
 The CLASSIC move rule lives in :func:`classic_moves` (which moves exist) and
 :func:`landing` (where a move lands); the DARK move rule in :func:`dark_legal` and the
-DARK battle in :func:`dark_battle`; the transition of both in :func:`apply`.
+DARK battle in ``Tables.dark_effect``; the transition of both in :func:`apply`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ __all__ = [
     "apply",
     "chance_mask",
     "classic_moves",
-    "dark_battle",
     "draw_outcome",
     "is_legal",
     "landing",
@@ -287,22 +286,6 @@ def chance_mask(state: State, action: int) -> int:
 
 
 # ------------------------------------------------------------------- transitions
-
-
-def dark_battle(t: Tables, me: int, attacker: int, defender: int) -> int:
-    """The :class:`BattleResult` of ``me``'s face-up ``attacker`` moving onto the face-up
-    code ``defender`` (one just turned up included): an own piece turned up ends the move
-    (``FORBIDDEN``); an empty square is a plain step (``TAKE``).
-
-    >>> from jungle_core import DARK
-    >>> dark_battle(tables(DARK), 0, 8, 9)   # Elephant onto a Rat: the Elephant is removed
-    3
-    """
-    if not defender:
-        return _TAKE
-    if (defender - 1) >> 3 == me:
-        return _FORBIDDEN
-    return t.battle[attacker * NUM_CODES + defender]
 
 
 def draw_outcome(state: State, action: int, rng: np.random.Generator) -> int:

@@ -16,7 +16,8 @@ are stated once, here, and a search asks instead of restating them.
   :func:`chance_mask` / :func:`mask_outcomes`: a reveal's possible outcomes;
   :func:`draw_outcome`: one drawn uniformly.
 - :func:`classic_moves`: CLASSIC's move generator, ``(action, from, to)``;
-  :func:`landing`: where a move lands; :func:`dark_battle`: what a DARK attack does.
+  :func:`landing`: where a move lands; ``tables(rules).dark_effect``: what a DARK move
+  leaves behind.
 - :func:`next_state`: the core's constructor for a computed successor.
 
 >>> from jungle_core import new_game
@@ -36,7 +37,6 @@ from jungle_core._codes import (
     HIDDEN_P0,
     HIDDEN_P1,
     NUM_CODES,
-    hidden_code,
     piece_code,
     piece_owner,
     piece_rank,
@@ -45,7 +45,6 @@ from jungle_core._moves import (
     apply,
     chance_mask,
     classic_moves,
-    dark_battle,
     dark_legal,
     draw_outcome,
     is_legal,
@@ -68,10 +67,8 @@ __all__ = [
     "apply",
     "chance_mask",
     "classic_moves",
-    "dark_battle",
     "dark_legal",
     "draw_outcome",
-    "hidden_code",
     "is_legal",
     "landing",
     "mask_outcomes",
