@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from jungle_agents import Param, register_agent
 
-__all__ = ["register_approxq", "register_dqn", "register_qlearn"]
+__all__ = ["register_approxq", "register_azero", "register_dqn", "register_qlearn"]
 
 
 def _params(kind: str) -> dict[str, Param]:
@@ -55,5 +55,26 @@ def register_approxq() -> None:
         ApproxQAgent,
         _params("approxq"),
         "approximate Q-learning, 16 features (SPEC §7)",
+        replace=True,
+    )
+
+
+def register_azero() -> None:
+    """Register ``azero``: an ``mctx`` search (the JAX core as the model) guided by an
+    AlphaZero checkpoint (SPEC §7, search + network); runs JAX, unlike the agents above."""
+    from jungle_train._azero_agent import AZeroAgent
+
+    register_agent(
+        "azero",
+        AZeroAgent,
+        {
+            "path": Param(str, "", "checkpoint file (default: the shipped azero.npz)"),
+            "simulations": Param(int, 128, "search simulations per decision"),
+            "time": Param(float, 0.0, "seconds per decision: sets simulations once (0: off)"),
+            "heuristic": Param(
+                float, -1.0, "weight of the hand-made leaf value (-1: the checkpoint's)"
+            ),
+        },
+        "AlphaZero: mctx search with the true rules as the model (JAX)",
         replace=True,
     )

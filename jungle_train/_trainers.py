@@ -1,7 +1,8 @@
 """The learners by kind, for ``jungle train`` and the ablations: their config classes,
 named configs, and trainers.
 
-Each kind's module is imported only when that kind is asked for (the DQN brings JAX).
+Each kind's module is imported only when that kind is asked for (the DQN and AlphaZero
+bring JAX).
 
 >>> cls, named = config_class("dqn")
 >>> cls.__name__, sorted(named)
@@ -24,10 +25,16 @@ KINDS = {
     "dqn": "jungle_train.dqn",
     "qlearn": "jungle_train.tabular_q",
     "approxq": "jungle_train.approx_q",
+    "azero": "jungle_train.azero",
 }
 """Learner kind → its module (each has ``Config``, optional ``CONFIGS`` and a trainer)."""
 
-_TRAINER_CLASS = {"dqn": "DQNTrainer", "qlearn": "QLearner", "approxq": "ApproxQLearner"}
+_TRAINER_CLASS = {
+    "dqn": "DQNTrainer",
+    "qlearn": "QLearner",
+    "approxq": "ApproxQLearner",
+    "azero": "AZeroTrainer",
+}
 
 
 def _module(kind: str) -> Any:
