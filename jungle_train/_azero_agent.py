@@ -12,7 +12,9 @@ Parameters: ``simulations`` per decision, or ``time``: seconds per decision, whi
 sets the simulation count once, at construction, from a timed search (rounded down to a
 power of two, at least 8), so the agent plays at about that speed on this machine;
 ``heuristic``: the weight of the hand-made value in the search's leaf values (-1: the
-weight the checkpoint was trained to play with, its config's ``heuristic_prior[1]``).
+weight the checkpoint was trained to play with, its config's ``heuristic_prior[1]``);
+``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's) as in
+:class:`jungle_train._azero_search.SearchConfig`.
 The search plays the most visited action (DARK) or Gumbel MuZero's choice without
 noise (CLASSIC), with the root's randomness drawn from the game's generator.
 """
@@ -60,9 +62,11 @@ def shipped_azero(rules: Rules) -> str:
     """The shipped checkpoint for ``rules`` (DARK or CLASSIC); :class:`CheckpointError`
     saying which command makes it when it is missing.
 
-    >>> from jungle_core import DARK
-    >>> shipped_azero(DARK).endswith("azero.npz")
-    True
+    >>> from jungle_core import CLASSIC
+    >>> shipped_azero(CLASSIC)
+    Traceback (most recent call last):
+    ...
+    jungle_train._errors.CheckpointError: ...azero_classic.npz: no shipped AlphaZero ...
     """
     name = next((n for n, r in RULES.items() if r == rules), None)
     if name is None:
@@ -96,9 +100,16 @@ def _searcher(
 class AZeroAgent:
     """Plays the action of an ``mctx`` search guided by an AlphaZero checkpoint.
 
+    >>> import os, tempfile
     >>> import numpy as np
     >>> from jungle_core import DARK, new_game, legal_actions
-    >>> agent = AZeroAgent(DARK, simulations=8)
+    >>> from jungle_train._checkpoint import save_checkpoint
+    >>> from jungle_train._pytree_io import params_to_arrays
+    >>> untrained = build_network(DARK, 4, 1).init(jax.random.key(0), jnp.zeros((1, 7, 8, 6)))
+    >>> path = os.path.join(tempfile.mkdtemp(), "agent.npz")
+    >>> config = {"rules": "dark", "channels": 4, "conv_layers": 1}
+    >>> save_checkpoint(path, params_to_arrays(untrained), kind="azero", config=config, step=0)
+    >>> agent = AZeroAgent(DARK, path, simulations=8)
     >>> agent.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
     True
     """
@@ -110,6 +121,8 @@ class AZeroAgent:
         simulations: int = 128,
         time: float = 0.0,
         heuristic: float = -1.0,
+        prior_mix: float = -1.0,
+        afterstate: str = "",
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -146,6 +159,8 @@ class AZeroAgent:
         self._arch = (channels, layers)
         self._depth = int(config.get("max_depth", 0))
         self._considered = int(config.get("max_considered", 16))
+        self._prior_mix = float(config.get("prior_mix", 0.0)) if prior_mix < 0 else prior_mix
+        self._afterstate = afterstate or str(config.get("afterstate", "head"))
         self.simulations = simulations
         self._search = self._compile(simulations)
         if time > 0:
@@ -156,11 +171,17 @@ class AZeroAgent:
             f"time={time:g}" if time > 0 else f"simulations={simulations}"
         )
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
+        label += f",prior_mix={prior_mix:g}" if prior_mix >= 0 else ""
+        label += f",afterstate={afterstate}" if afterstate else ""
         self.name = f"azero:{label}"
 
     def _compile(self, simulations: int) -> Callable[[Any, jax.Array, JaxState], jax.Array]:
         search_config = SearchConfig(
-            simulations=simulations, max_depth=self._depth, max_considered=self._considered
+            simulations=simulations,
+            max_depth=self._depth,
+            max_considered=self._considered,
+            prior_mix=self._prior_mix,
+            afterstate=self._afterstate,
         )
         search = _searcher(self.rules, *self._arch, search_config)
         start = self._batch(new_game(self.rules))

@@ -17,10 +17,11 @@ a piece face up is a chance node; the chance outcomes are the 16 piece identitie
   outcome 0 (``chance_probs`` does that), so every action has a chance node with at
   least one possible outcome, and the logits are never all ``-inf`` (which would give
   NaN in the chance node's softmax).
-- The afterstate value is the evaluator's afterstate value of the action, from the
-  mover's side (a decision → afterstate edge has reward 0 and discount 1 in mctx);
-  an action illegal in the state is worth -1 (the JAX core plays it as a forfeit), and
-  any action of a finished game 0.
+- The afterstate value is the evaluator's afterstate value of the action, or with
+  ``afterstate="parent"`` the value of the position itself, from the mover's side (a
+  decision → afterstate edge has reward 0 and discount 1 in mctx); an action illegal
+  in the state is worth -1 (the JAX core plays it as a forfeit), and any action of a
+  finished game 0.
 - The chance step is :meth:`JaxEnv.step_outcome`. Its reward is the game result for the
   player who moved (``rewards[mover]``), and its discount is **-1 when the player to
   move changes, +1 when the same player moves again, 0 when the game is over**: the
@@ -104,6 +105,18 @@ class SearchConfig:
     """CLASSIC: scale of the Gumbel noise at the root (self-play: 1.0; play: 0)."""
     max_considered: int = 16
     """CLASSIC: actions considered at the root by sequential halving."""
+    afterstate: str = "head"
+    """DARK: what a chance node is worth before any of its outcomes is searched:
+    ``"head"``, the evaluator's afterstate value of the action; ``"parent"``, the value
+    of the position the action is played in (no opinion on the action: a capture then
+    shows its worth one expansion later, when its outcome is searched, and a poorly
+    trained afterstate head cannot bury it)."""
+    prior_mix: float = 0.0
+    """Share of the uniform distribution over the legal actions mixed into every node's
+    prior (root and interior). PUCT scores an unvisited action by its prior alone
+    (mctx completes its Q by the minimum), so an action the network gives ~0 is never
+    searched however good it is; a floor keeps captures the self-play games rarely
+    offered within reach."""
 
     def __post_init__(self) -> None:
         checks = [
@@ -114,6 +127,8 @@ class SearchConfig:
             (self.temperature >= 0.0, "temperature must be >= 0"),
             (self.gumbel_scale >= 0.0, "gumbel_scale must be >= 0"),
             (self.max_considered >= 1, "max_considered must be >= 1"),
+            (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
+            (self.afterstate in ("head", "parent"), "afterstate must be head|parent"),
         ]
         for ok, message in checks:
             if not ok:
@@ -170,11 +185,17 @@ def zero_evaluator(num_actions: int) -> Evaluator:
     return evaluate
 
 
-def _masked_logits(logits: jax.Array, legal: jax.Array) -> jax.Array:
+def _masked_logits(logits: jax.Array, legal: jax.Array, uniform: float = 0.0) -> jax.Array:
     """Logits with illegal actions at the smallest finite float (never ``-inf``: a row
-    with no legal action, a finished game's, must not give NaN in a softmax)."""
-    logits = logits - jnp.max(logits, axis=-1, keepdims=True)
-    return jnp.where(legal, logits, _MIN_LOGIT)
+    with no legal action, a finished game's, must not give NaN in a softmax), and with
+    ``uniform`` of the mass spread evenly over the legal actions."""
+    logits = jnp.where(legal, logits - jnp.max(logits, axis=-1, keepdims=True), _MIN_LOGIT)
+    if uniform:
+        probs = jax.nn.softmax(logits, axis=-1)
+        count = jnp.maximum(jnp.sum(legal, axis=-1, keepdims=True), 1)
+        mixed = (1.0 - uniform) * probs + uniform * legal / count
+        logits = jnp.where(legal, jnp.log(jnp.maximum(mixed, 1e-30)), _MIN_LOGIT)
+    return logits
 
 
 def step_result(before: JaxState, after: JaxState) -> tuple[jax.Array, jax.Array]:
@@ -192,19 +213,24 @@ def step_result(before: JaxState, after: JaxState) -> tuple[jax.Array, jax.Array
 class _Model:
     """The recurrent functions of one rule set and evaluator."""
 
-    def __init__(self, env: JaxEnv, evaluate: Evaluator) -> None:
+    def __init__(self, env: JaxEnv, evaluate: Evaluator, config: SearchConfig) -> None:
         self.env = env
         self.evaluate = evaluate
+        self.prior_mix = config.prior_mix
+        self.parent_afterstate = config.afterstate == "parent"
         self.num_actions = env.num_actions
 
     def node(self, params: Any, states: JaxState) -> tuple[Evaluation, DecisionNode]:
         """The evaluation of ``states`` and their decision-node embedding."""
         ev = self.evaluate(params, states)
         done = (states.terminated | states.truncated)[:, None]
-        after = jnp.where(states.legal_action_mask, ev.afterstate, -1.0)
+        guess = ev.value[:, None] if self.parent_afterstate else ev.afterstate
+        after = jnp.where(states.legal_action_mask, guess, -1.0)
         after = jnp.where(done, 0.0, after).astype(jnp.float32)
         value = jnp.where(done[:, 0], 0.0, ev.value).astype(jnp.float32)
-        logits = _masked_logits(ev.logits.astype(jnp.float32), states.legal_action_mask)
+        logits = _masked_logits(
+            ev.logits.astype(jnp.float32), states.legal_action_mask, self.prior_mix
+        )
         return Evaluation(logits, value, after), DecisionNode(states, after)
 
     def root(self, params: Any, states: JaxState) -> mctx.RootFnOutput:
@@ -293,7 +319,7 @@ def make_search(
     >>> out.action.shape, out.action_weights.shape
     ((2,), (2, 280))
     """
-    model = _Model(env, evaluate)
+    model = _Model(env, evaluate, config)
     depth = config.max_depth or None
 
     def search_dark(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:

@@ -74,6 +74,15 @@ def register_azero() -> None:
             "heuristic": Param(
                 float, -1.0, "weight of the hand-made leaf value (-1: the checkpoint's)"
             ),
+            "prior_mix": Param(
+                float, -1.0, "uniform share mixed into the search's priors (-1: the checkpoint's)"
+            ),
+            "afterstate": Param(
+                str,
+                "",
+                "chance nodes' first value (empty: the checkpoint's)",
+                ("", "head", "parent"),
+            ),
         },
         "AlphaZero: mctx search with the true rules as the model (JAX)",
         replace=True,

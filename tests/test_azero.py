@@ -126,6 +126,19 @@ def test_dark_search_takes_the_winning_chance(player: int) -> None:
     assert float(tree.summary().value[0]) > 0.0
 
 
+def test_dark_search_options_keep_the_capture() -> None:
+    """A chance node valued by its parent, and a prior mixed with the uniform one, do
+    not hide a winning capture."""
+    state = _dark(CAPTURE, 1)
+    env = make(DARK)
+    config = SearchConfig(simulations=32, prior_mix=0.5, afterstate="parent")
+    search = jax.jit(make_search(env, zero_evaluator(env.num_actions), config))
+    out = search(None, jax.random.key(0), _batch(state))
+    assert action_to_str(state, int(out.action[0])) == "d4xd5"
+    with pytest.raises(ValueError, match="afterstate"):
+        SearchConfig(afterstate="guess")
+
+
 def _classic(picture: str, player: int) -> State:
     return position(picture, CLASSIC, to_move=player)
 
@@ -251,7 +264,7 @@ def test_rotation_is_the_board_turned(rules: Rules) -> None:
     if rules == CLASSIC:  # the start is symmetric: player 0's moves turn into player 1's
         start = new_game(rules)
         second = from_fen(to_fen(start).replace(" 0 0 0", " 1 0 0"), rules)
-        assert sorted(int(turn[a]) for a in legal_actions(start)) == legal_actions(second)
+        assert sorted(int(turn[a]) for a in legal_actions(start)) == list(legal_actions(second))
 
 
 def test_canonical_view_is_the_same_for_either_seat() -> None:
