@@ -4,9 +4,10 @@ the JAX core as the model (:mod:`jungle_train._azero_search`).
 Unlike the DQN, tabular and approximate Q agents (numpy only), this agent runs JAX: its
 construction compiles the search for one game (about 10–20 s on a CPU, once per process
 and per simulation count) and plays a warm-up search, so that no decision pays for the
-compilation. ``make_agent("azero", DARK)`` plays the shipped checkpoint
-``jungle_train/checkpoints/azero.npz``; ``azero:path=runs/azero/agent.npz`` another;
-CLASSIC looks for ``azero_classic.npz``.
+compilation. ``make_agent("azero:path=runs/azero/agent.npz", DARK)`` plays a checkpoint;
+without ``path`` it looks for a shipped ``jungle_train/checkpoints/azero.npz``
+(``azero_classic.npz`` for CLASSIC). None ships yet: the measured CPU run's agent did not
+beat random (README), and one ships only once a checkpoint beats random clearly.
 
 Parameters: ``simulations`` per decision, or ``time``: seconds per decision, which
 sets the simulation count once, at construction, from a timed search (rounded down to a

@@ -53,9 +53,10 @@ Both are departures from AlphaZero (which learns from results alone), taken for 
 20-minute CPU budget; the search's own rewards and discounts stay the game's.
 
 **Configs.** :data:`TINY_CONFIG` is for tests (a few seconds of compute, untrained
-afterwards); :data:`CPU_CONFIG` made the shipped checkpoint in about 20 minutes on a
-2-core CPU; :data:`GPU_CONFIG` is sized for one GPU (more games, simulations and a
-wider network; not run here). ``jungle train azero --config cpu|gpu|tiny|classic-cpu``.
+afterwards); :data:`CPU_CONFIG` is the measured run (23 minutes on the shared 2-core
+CPU; its agent did not beat random, so no checkpoint ships); :data:`GPU_CONFIG` is
+sized for one GPU (more games, simulations and a wider network; not run here).
+``jungle train azero --config cpu|gpu|tiny|classic-cpu``.
 
 **Devices.** Unlike the DQN this trainer does not shard: on a GPU the batch of games
 runs on the default device.
@@ -107,7 +108,7 @@ KIND = "azero"
 @dataclasses.dataclass(frozen=True)
 class Config:
     """An AlphaZero run. The defaults are plain AlphaZero on DARK (no hand-made value,
-    results-only targets); :data:`CPU_CONFIG` is the shipped run."""
+    results-only targets); :data:`CPU_CONFIG` is the measured CPU run."""
 
     rules: str = "dark"
     """``"dark"`` (Stochastic MuZero search) or ``"classic"`` (Gumbel MuZero)."""
@@ -138,10 +139,12 @@ class Config:
     policy_target: str = "visits"
     """DARK's policy target: ``"visits"`` (AlphaZero: the root's visit distribution) or
     ``"completed_q"`` (Gumbel MuZero's: ``softmax(prior logits + σ(completed Q))``, the
-    Q-values of unvisited actions completed by the mixed value, and here *not* rescaled
-    to [0, 1] per position, so that the tiny value differences between quiet moves stay
-    tiny; it does not collapse onto the prior when simulations are few). CLASSIC's
-    search gives its own (rescaled) version."""
+    Q-values of unvisited actions completed by the mixed value, rescaled or not by
+    ``rescale_q``; it does not collapse onto the prior when simulations are few).
+    CLASSIC's search gives its own (rescaled) version."""
+    rescale_q: bool = False
+    """DARK with ``completed_q``: rescale the completed Q-values to [0, 1] per position,
+    as Gumbel MuZero does (True in :data:`CPU_CONFIG`, the code of the measured run)."""
     gumbel_scale: float = 1.0
     """CLASSIC: Gumbel noise at the root in self-play."""
     max_considered: int = 16
@@ -267,13 +270,14 @@ CPU_CONFIG = Config(
     conv_layers=2,
     sample_plies=40,
     policy_target="completed_q",
+    rescale_q=True,
     heuristic_prior=(1.0, 0.5),
     material_value=1.0,
 )
-"""The shipped DARK checkpoint's config, sized for about 20 minutes on a 2-core CPU
-shared with other jobs (~300 decisions a second): 64 games, 24 simulations, 32 channels
+"""The config of the measured CPU run (README): 64 games, 24 simulations, 32 channels
 × 2 layers, the hand-made value mixed into the search from weight 1 down to 0.5, and
-material in the value targets (the README gives its figures)."""
+material in the value targets; 253,952 decisions took 22.9 minutes on the shared 2-core
+CPU (~186 a second). Its agent did not beat random (2-37-1), so no checkpoint ships."""
 
 GPU_CONFIG = Config(
     total_steps=20_000_000,
@@ -433,10 +437,8 @@ class _Parts:
         if env.rules.variant == "dark" and config.policy_target == "completed_q":
             tree = out.search_tree
             prior = network_evaluation(env, self.network, params, games).logits
-            # not rescaled to [0, 1] per node: rescaling blows the small differences
-            # between quiet moves up to full scale, and the prior collapses onto them
             complete = functools.partial(
-                mctx.qtransform_completed_by_mix_value, rescale_values=False
+                mctx.qtransform_completed_by_mix_value, rescale_values=config.rescale_q
             )
             completed = jax.vmap(complete, in_axes=(0, None))(tree, tree.ROOT_INDEX)
             legal = games.legal_action_mask
