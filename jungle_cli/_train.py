@@ -129,12 +129,15 @@ def _cmd_ablate(args: argparse.Namespace) -> int:
 
 def add_train_parsers(sub: Any) -> None:
     """Add ``train``, ``plot`` and ``ablate`` to the ``jungle`` command's sub-parsers."""
-    train = sub.add_parser("train", help="train a learning agent (dqn, qlearn, approxq, value)")
+    train = sub.add_parser(
+        "train", help="train a learning agent (dqn, qlearn, approxq, value, azero)"
+    )
     train.add_argument("kind", choices=sorted(KINDS))
     train.add_argument(
         "--config",
         default=None,
-        help="a named config (dqn: spec | cpu, the default) or a .json/.toml file of fields",
+        help="a named config (dqn: spec | cpu, the default; azero: cpu, the default | gpu | "
+        "tiny | classic-cpu) or a .json/.toml file of fields",
     )
     train.add_argument("--steps", type=int, default=None, help="learner decisions to train for")
     train.add_argument("--seed", type=int, default=0)

@@ -12,9 +12,17 @@ True
 
 from __future__ import annotations
 
+from typing import Any
+
 from jungle_agents import Param, register_agent
 
-__all__ = ["register_approxq", "register_dqn", "register_qlearn", "register_value"]
+__all__ = [
+    "register_approxq",
+    "register_azero",
+    "register_dqn",
+    "register_qlearn",
+    "register_value",
+]
 
 
 def _params(kind: str) -> dict[str, Param]:
@@ -77,3 +85,39 @@ def register_approxq() -> None:
         "approximate Q-learning, 16 features (SPEC §7)",
         replace=True,
     )
+
+
+def register_azero() -> None:
+    """Register ``azero``: an ``mctx`` search (the JAX core as the model) guided by an
+    AlphaZero checkpoint (SPEC §7, search + network); runs JAX, unlike the agents above,
+    so JAX is imported when an ``azero`` agent is built, not when the registry loads."""
+    register_agent(
+        "azero",
+        _make_azero,
+        {
+            "path": Param(str, "", "checkpoint file (default: the shipped azero.npz)"),
+            "simulations": Param(int, 128, "search simulations per decision"),
+            "time": Param(float, 0.0, "seconds per decision: sets simulations once (0: off)"),
+            "heuristic": Param(
+                float, -1.0, "weight of the hand-made leaf value (-1: the checkpoint's)"
+            ),
+            "prior_mix": Param(
+                float, -1.0, "uniform share mixed into the search's priors (-1: the checkpoint's)"
+            ),
+            "afterstate": Param(
+                str,
+                "",
+                "chance nodes' first value (empty: the checkpoint's)",
+                ("", "head", "parent"),
+            ),
+        },
+        "AlphaZero: mctx search with the true rules as the model (JAX)",
+        replace=True,
+    )
+
+
+def _make_azero(rules: Any, **params: Any) -> Any:
+    """Build an :class:`~jungle_train._azero_agent.AZeroAgent` (imports JAX)."""
+    from jungle_train._azero_agent import AZeroAgent
+
+    return AZeroAgent(rules, **params)

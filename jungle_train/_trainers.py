@@ -1,7 +1,8 @@
 """The learners by kind, for ``jungle train`` and the ablations: their config classes,
 named configs, and trainers.
 
-Each kind's module is imported only when that kind is asked for (the DQN brings JAX).
+Each kind's module is imported only when that kind is asked for (the DQN and AlphaZero
+bring JAX).
 
 >>> cls, named = config_class("dqn")
 >>> cls.__name__, sorted(named)
@@ -25,6 +26,7 @@ KINDS = {
     "qlearn": "jungle_train.tabular_q",
     "approxq": "jungle_train.approx_q",
     "value": "jungle_train.value",
+    "azero": "jungle_train.azero",
 }
 """Learner kind → its module (each has ``Config``, optional ``CONFIGS`` and a trainer)."""
 
@@ -33,6 +35,7 @@ _TRAINER_CLASS = {
     "qlearn": "QLearner",
     "approxq": "ApproxQLearner",
     "value": "ValueTrainer",
+    "azero": "AZeroTrainer",
 }
 
 

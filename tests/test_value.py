@@ -153,7 +153,9 @@ def test_the_agent_registry_loads_no_jax() -> None:
         "import DARK, new_game\n"
         "for kind in ('dqn', 'qlearn', 'approxq', 'value'):\n"
         "    make_agent(kind, DARK).act(new_game(), np.random.default_rng(0))\n"
-        "bad = sorted(m for m in ('jax', 'flax', 'optax') if m in sys.modules)\n"
+        "from jungle_agents import agent_kinds\n"
+        "assert 'azero' in agent_kinds()\n"
+        "bad = sorted(m for m in ('jax', 'flax', 'optax', 'mctx') if m in sys.modules)\n"
         "sys.exit(f'imported {bad}' if bad else 0)"
     )
     run = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True)

@@ -1,0 +1,354 @@
+"""AlphaZero-style search with ``mctx``, the JAX core itself as the model.
+
+:func:`make_search` builds ``search(params, key, states) -> mctx.PolicyOutput`` for a
+batch of :class:`jungle_core.jax_env.JaxState` and an evaluator (a network, or a stub);
+the search steps the true rules, so the only thing learned is the evaluator.
+
+**DARK: Stochastic MuZero** (``mctx.stochastic_muzero_policy``). Every action that turns
+a piece face up is a chance node; the chance outcomes are the 16 piece identities
+``owner * 8 + rank - 1`` of :meth:`JaxEnv.chance_probs`.
+
+- A decision node's embedding is :class:`DecisionNode`: the state, and the evaluator's
+  afterstate values of its actions (computed when the state was reached, so expanding
+  an action costs no network call).
+- The *afterstate* of ``(state, action)`` is just that pair (:class:`Afterstate`);
+  ``chance_logits = log(chance_probs(state, action))``, with the smallest finite float
+  for impossible outcomes. An action that turns nothing face up gets all its mass on
+  outcome 0 (``chance_probs`` does that), so every action has a chance node with at
+  least one possible outcome, and the logits are never all ``-inf`` (which would give
+  NaN in the chance node's softmax).
+- The afterstate value is the evaluator's afterstate value of the action, or with
+  ``afterstate="parent"`` the value of the position itself, from the mover's side (a
+  decision → afterstate edge has reward 0 and discount 1 in mctx); an action illegal
+  in the state is worth -1 (the JAX core plays it as a forfeit), and any action of a
+  finished game 0.
+- The chance step is :meth:`JaxEnv.step_outcome`. Its reward is the game result for the
+  player who moved (``rewards[mover]``), and its discount is **-1 when the player to
+  move changes, +1 when the same player moves again, 0 when the game is over**: the
+  value of every decision node is from the side of its player to move, so crossing
+  to the other player negates it (a zero-sum game), and a finished game's value (0) and
+  anything below it is cut off. Under every rule set of this library each legal action
+  passes the turn (a DARK bump into one's own face-down piece included), so the +1 case
+  is a guard, not a path; ``tests/test_azero.py`` checks the signs in both seats.
+
+mctx calls *both* recurrent functions on every expansion (it selects the output by the
+node's kind afterwards), so each one is given indices it does not expect: the decision
+function gets ``A + outcome`` at a chance node, the chance function ``action - A`` (a
+negative number) at a decision node. Each clips its index into range, so the unused
+branch computes garbage but finite values on valid indices. mctx's ``invalid_actions``
+masks the root only; deeper in the tree illegal actions get a prior of 0 (logits at the
+smallest finite float), and if the search ever picks one anyway the core plays it as a
+forfeit, which the search sees as a loss. ``max_depth`` counts chance levels too, so the
+depth in decisions is doubled (:attr:`SearchConfig.max_depth` is in decisions).
+
+**CLASSIC: Gumbel MuZero** (``mctx.gumbel_muzero_policy``, as pgx's AlphaZero example
+uses it): no chance, so the recurrent function steps the core with outcome 0, with the
+same reward and discount.
+
+Cost: every expansion evaluates the network once (DARK: at chance expansions; at
+decision expansions the call is made and discarded, because both functions run), and
+steps the core once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import mctx
+import numpy as np
+
+from jungle_core.jax_env import JaxEnv, JaxState
+from jungle_train._azero_net import Evaluation
+
+__all__ = [
+    "Afterstate",
+    "DecisionNode",
+    "Evaluator",
+    "SearchConfig",
+    "make_search",
+    "step_result",
+    "zero_evaluator",
+]
+
+NUM_OUTCOMES = 16
+"""Chance outcomes of a DARK action: the piece ``owner * 8 + rank - 1`` turned face up."""
+
+_MIN_LOGIT = float(np.finfo(np.float32).min)
+
+Evaluator = Callable[[Any, JaxState], Evaluation]
+"""``evaluate(params, states[B]) -> Evaluation``: the learned part of the search."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchConfig:
+    """The knobs of one search (DARK's Stochastic MuZero or CLASSIC's Gumbel MuZero)."""
+
+    simulations: int = 32
+    """Simulations per search (each expands one node; in DARK a decision and its chance
+    outcome are two nodes, so a line of ``k`` decisions costs ``2k`` expansions)."""
+    max_depth: int = 0
+    """Deepest line searched, in decisions (0: only ``simulations`` bounds it)."""
+    dirichlet_fraction: float = 0.0
+    """DARK: share of Dirichlet noise mixed into the root prior (self-play: 0.25)."""
+    dirichlet_alpha: float = 0.3
+    """DARK: the Dirichlet noise's concentration."""
+    temperature: float = 0.0
+    """DARK: the action is drawn ∝ visits^(1/temperature); 0 plays the most visited."""
+    pb_c_init: float = 1.25
+    """DARK: PUCT's c1."""
+    gumbel_scale: float = 0.0
+    """CLASSIC: scale of the Gumbel noise at the root (self-play: 1.0; play: 0)."""
+    max_considered: int = 16
+    """CLASSIC: actions considered at the root by sequential halving."""
+    afterstate: str = "head"
+    """DARK: what a chance node is worth before any of its outcomes is searched:
+    ``"head"``, the evaluator's afterstate value of the action; ``"parent"``, the value
+    of the position the action is played in (no opinion on the action: a capture then
+    shows its worth one expansion later, when its outcome is searched, and a poorly
+    trained afterstate head cannot bury it)."""
+    prior_mix: float = 0.0
+    """Share of the uniform distribution over the legal actions mixed into every node's
+    prior (root and interior). PUCT scores an unvisited action by its prior alone
+    (mctx completes its Q by the minimum), so an action the network gives ~0 is never
+    searched however good it is; a floor keeps captures the self-play games rarely
+    offered within reach."""
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.simulations >= 1, "simulations must be >= 1"),
+            (self.max_depth >= 0, "max_depth must be >= 0"),
+            (0.0 <= self.dirichlet_fraction <= 1.0, "dirichlet_fraction must be in [0, 1]"),
+            (self.dirichlet_alpha > 0.0, "dirichlet_alpha must be > 0"),
+            (self.temperature >= 0.0, "temperature must be >= 0"),
+            (self.gumbel_scale >= 0.0, "gumbel_scale must be >= 0"),
+            (self.max_considered >= 1, "max_considered must be >= 1"),
+            (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
+            (self.afterstate in ("head", "parent"), "afterstate must be head|parent"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(f"search config: {message}")
+
+
+@functools.partial(
+    jax.tree_util.register_dataclass,
+    data_fields=["state", "afterstate_values"],
+    meta_fields=[],
+)
+@dataclasses.dataclass(frozen=True)
+class DecisionNode:
+    """A DARK decision node's embedding (batch axes in front)."""
+
+    state: JaxState
+    """The position."""
+    afterstate_values: jax.Array
+    """``float32[..., A]``: the value of each action's afterstate for the player to move
+    (already -1 for illegal actions and 0 in a finished game)."""
+
+
+@functools.partial(
+    jax.tree_util.register_dataclass, data_fields=["state", "action"], meta_fields=[]
+)
+@dataclasses.dataclass(frozen=True)
+class Afterstate:
+    """A DARK chance node's embedding: the position and the action chosen in it."""
+
+    state: JaxState
+    """The position before the action."""
+    action: jax.Array
+    """``int32[...]``: the action."""
+
+
+def zero_evaluator(num_actions: int) -> Evaluator:
+    """An evaluator that knows nothing: uniform prior, every value 0. Searching with it
+    is plain MCTS on the true rules whose only signal is the end of the game.
+
+    >>> import jax
+    >>> from jungle_core.jax_env import make
+    >>> env = make()
+    >>> states = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
+    >>> zero_evaluator(280)(None, states).logits.shape
+    (2, 280)
+    """
+
+    def evaluate(params: Any, states: JaxState) -> Evaluation:
+        del params
+        batch = states.current_player.shape[0]
+        zeros = jnp.zeros((batch, num_actions), jnp.float32)
+        return Evaluation(zeros, jnp.zeros(batch, jnp.float32), zeros)
+
+    return evaluate
+
+
+def _masked_logits(logits: jax.Array, legal: jax.Array, uniform: float = 0.0) -> jax.Array:
+    """Logits with illegal actions at the smallest finite float (never ``-inf``: a row
+    with no legal action, a finished game's, must not give NaN in a softmax), and with
+    ``uniform`` of the mass spread evenly over the legal actions."""
+    logits = jnp.where(legal, logits - jnp.max(logits, axis=-1, keepdims=True), _MIN_LOGIT)
+    if uniform:
+        probs = jax.nn.softmax(logits, axis=-1)
+        count = jnp.maximum(jnp.sum(legal, axis=-1, keepdims=True), 1)
+        mixed = (1.0 - uniform) * probs + uniform * legal / count
+        logits = jnp.where(legal, jnp.log(jnp.maximum(mixed, 1e-30)), _MIN_LOGIT)
+    return logits
+
+
+def step_result(before: JaxState, after: JaxState) -> tuple[jax.Array, jax.Array]:
+    """``(reward, discount)``, ``float32[B]`` each, of the steps ``before`` → ``after``:
+    the result for the player who moved, and -1 / +1 / 0 (the other player moves / the
+    same player moves again / the game is over)."""
+    mover = before.current_player
+    reward = jnp.take_along_axis(after.rewards, mover[:, None], axis=1)[:, 0]
+    over = after.terminated | after.truncated
+    same = after.current_player == mover
+    discount = jnp.where(over, 0.0, jnp.where(same, 1.0, -1.0)).astype(jnp.float32)
+    return reward, discount
+
+
+class _Model:
+    """The recurrent functions of one rule set and evaluator."""
+
+    def __init__(self, env: JaxEnv, evaluate: Evaluator, config: SearchConfig) -> None:
+        self.env = env
+        self.evaluate = evaluate
+        self.prior_mix = config.prior_mix
+        self.parent_afterstate = config.afterstate == "parent"
+        self.num_actions = env.num_actions
+
+    def node(self, params: Any, states: JaxState) -> tuple[Evaluation, DecisionNode]:
+        """The evaluation of ``states`` and their decision-node embedding."""
+        ev = self.evaluate(params, states)
+        done = (states.terminated | states.truncated)[:, None]
+        guess = ev.value[:, None] if self.parent_afterstate else ev.afterstate
+        after = jnp.where(states.legal_action_mask, guess, -1.0)
+        after = jnp.where(done, 0.0, after).astype(jnp.float32)
+        value = jnp.where(done[:, 0], 0.0, ev.value).astype(jnp.float32)
+        logits = _masked_logits(
+            ev.logits.astype(jnp.float32), states.legal_action_mask, self.prior_mix
+        )
+        return Evaluation(logits, value, after), DecisionNode(states, after)
+
+    def root(self, params: Any, states: JaxState) -> mctx.RootFnOutput:
+        ev, node = self.node(params, states)
+        return mctx.RootFnOutput(prior_logits=ev.logits, value=ev.value, embedding=node)
+
+    def decision(
+        self, params: Any, key: jax.Array, action: jax.Array, node: DecisionNode
+    ) -> tuple[mctx.DecisionRecurrentFnOutput, Afterstate]:
+        del params, key
+        # at a chance node's expansion mctx passes A + outcome here: clip (output unused)
+        a = jnp.clip(action, 0, self.num_actions - 1).astype(jnp.int32)
+        probs = jax.vmap(self.env.chance_probs)(node.state, a)
+        chance_logits = jnp.where(probs > 0, jnp.log(jnp.maximum(probs, 1e-30)), _MIN_LOGIT)
+        value = jnp.take_along_axis(node.afterstate_values, a[:, None], axis=1)[:, 0]
+        out = mctx.DecisionRecurrentFnOutput(chance_logits=chance_logits, afterstate_value=value)
+        return out, Afterstate(node.state, a)
+
+    def chance(
+        self, params: Any, key: jax.Array, outcome: jax.Array, after: Afterstate
+    ) -> tuple[mctx.ChanceRecurrentFnOutput, DecisionNode]:
+        del key
+        # at a decision node's expansion mctx passes action - A (< 0) here: clip; and
+        # when no game of the batch expands a chance node, skip the step and the network
+        # (the output is unused): this halves the cost of a one-game search
+        o = jnp.clip(outcome, 0, NUM_OUTCOMES - 1).astype(jnp.int32)
+
+        def expand(_: None) -> tuple[mctx.ChanceRecurrentFnOutput, DecisionNode]:
+            states = jax.vmap(self.env.step_outcome)(after.state, after.action, o)
+            reward, discount = step_result(after.state, states)
+            ev, node = self.node(params, states)
+            out = mctx.ChanceRecurrentFnOutput(
+                action_logits=ev.logits, value=ev.value, reward=reward, discount=discount
+            )
+            return out, node
+
+        def skip(_: None) -> tuple[mctx.ChanceRecurrentFnOutput, DecisionNode]:
+            zeros = jnp.zeros(outcome.shape, jnp.float32)
+            out = mctx.ChanceRecurrentFnOutput(
+                action_logits=jnp.zeros((*outcome.shape, self.num_actions), jnp.float32),
+                value=zeros,
+                reward=zeros,
+                discount=zeros,
+            )
+            blank = jnp.zeros((*outcome.shape, self.num_actions), jnp.float32)
+            return out, DecisionNode(after.state, blank)
+
+        out: tuple[mctx.ChanceRecurrentFnOutput, DecisionNode] = jax.lax.cond(
+            jnp.any(outcome >= 0), expand, skip, None
+        )
+        return out
+
+    def classic_root(self, params: Any, states: JaxState) -> mctx.RootFnOutput:
+        ev, _ = self.node(params, states)
+        return mctx.RootFnOutput(prior_logits=ev.logits, value=ev.value, embedding=states)
+
+    def classic_step(
+        self, params: Any, key: jax.Array, action: jax.Array, states: JaxState
+    ) -> tuple[mctx.RecurrentFnOutput, JaxState]:
+        del key
+        zero = jnp.zeros_like(action, jnp.int32)
+        after = jax.vmap(self.env.step_outcome)(states, action.astype(jnp.int32), zero)
+        reward, discount = step_result(states, after)
+        ev, _ = self.node(params, after)
+        out = mctx.RecurrentFnOutput(
+            reward=reward, discount=discount, prior_logits=ev.logits, value=ev.value
+        )
+        return out, after
+
+
+def make_search(
+    env: JaxEnv, evaluate: Evaluator, config: SearchConfig
+) -> Callable[[Any, jax.Array, JaxState], mctx.PolicyOutput[Any]]:
+    """``search(params, key, states) -> mctx.PolicyOutput`` for a batch ``[B]`` of
+    unfinished positions of ``env``'s rule set: ``action`` ``int32[B]``,
+    ``action_weights`` ``float32[B, A]`` (the visit distribution for DARK, Gumbel
+    MuZero's improved policy for CLASSIC), ``search_tree``. Not jitted: wrap it in
+    ``jax.jit`` (or call it inside a jitted function).
+
+    >>> import jax
+    >>> from jungle_core.jax_env import make
+    >>> env = make()
+    >>> search = make_search(env, zero_evaluator(280), SearchConfig(simulations=4))
+    >>> states = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
+    >>> out = jax.jit(search)(None, jax.random.key(1), states)
+    >>> out.action.shape, out.action_weights.shape
+    ((2,), (2, 280))
+    """
+    model = _Model(env, evaluate, config)
+    depth = config.max_depth or None
+
+    def search_dark(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
+        return mctx.stochastic_muzero_policy(
+            params=params,
+            rng_key=key,
+            root=model.root(params, states),
+            decision_recurrent_fn=model.decision,
+            chance_recurrent_fn=model.chance,
+            num_simulations=config.simulations,
+            invalid_actions=~states.legal_action_mask,
+            max_depth=None if depth is None else 2 * depth,
+            dirichlet_fraction=config.dirichlet_fraction,
+            dirichlet_alpha=config.dirichlet_alpha,
+            pb_c_init=config.pb_c_init,
+            temperature=config.temperature,
+        )
+
+    def search_classic(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
+        return mctx.gumbel_muzero_policy(
+            params=params,
+            rng_key=key,
+            root=model.classic_root(params, states),
+            recurrent_fn=model.classic_step,
+            num_simulations=config.simulations,
+            invalid_actions=~states.legal_action_mask,
+            max_depth=depth,
+            gumbel_scale=config.gumbel_scale,
+            max_num_considered_actions=config.max_considered,
+        )
+
+    return search_dark if env.rules.variant == "dark" else search_classic

@@ -1,0 +1,721 @@
+"""AlphaZero on the JAX core: self-play with ``mctx`` search, the true rules as the model.
+
+The search (:mod:`jungle_train._azero_search`) is Stochastic MuZero for DARK (reveals
+and bumps into face-down pieces are chance nodes over the 16 piece identities) and
+Gumbel MuZero for CLASSIC, with the JAX core stepping the real rules inside the tree;
+the network (:mod:`jungle_train._azero_net`) gives the prior, the value and DARK's
+afterstate values. Training is in the style of pgx's AlphaZero example and of
+:mod:`jungle_train.dqn`: :class:`Config` (frozen, one docstring per field) and
+:func:`make_train` ``(config) -> train(key)``, the whole run one jitted ``lax.scan``::
+
+    round = `rollout_length` self-play decisions in each of `num_envs` games
+              (search every game, play: DARK draws ∝ visits for the first
+               `sample_plies` plies of a game, then the most visited; CLASSIC plays
+               Gumbel MuZero's choice; finished games restart)
+            -> value targets of the *previous* round's block, computed over that block
+               and this one (2 × rollout_length decisions of future)
+            -> `updates_per_round` minibatch updates (Adam) on the previous block
+    train(key) = init(key), then `num_rounds` rounds in a `lax.scan`.
+
+**Targets.** The policy target is the search's ``action_weights`` (visit distribution
+for DARK, Gumbel MuZero's improved policy for CLASSIC), or for DARK with
+``policy_target="completed_q"`` Gumbel MuZero's improved policy computed from the
+Stochastic MuZero tree. The value target of a position is the game's final result for
+the player to move there, ``G_t = r_t + d_t G_{t+1}`` with ``r_t`` the result for the
+mover on the step that ends the game and ``d_t`` the search's discount (-1 when the turn
+passes, +1 when it does not, 0 at the end); it is *masked* (no value loss) for positions
+whose game did not end within the window. The window is the position's own block and
+the next one, so training runs one round behind self-play: a game of ``L`` plies gives
+value targets for its last ``L`` positions as long as ``L <= rollout_length`` and for
+at least its last ``rollout_length`` otherwise. The afterstate head learns the same
+``G_t`` for the action that was played. Positions of games that do not finish in the
+window still train the policy (their target needs no future).
+
+**What pure AlphaZero did here, and the two departures.** With the settings above and
+nothing else (``heuristic_prior=(0, 0)``, ``material_value=0``), short DARK runs on the
+2-core CPU (16–24 simulations, 16–32 channels, up to 280k decisions) collapsed: after
+the reveals neither side ever attacked, every self-play game ran into the 100-ply
+no-removal draw, every value target was 0, and the policy's cross-entropy fell below 1
+(a fixed shuffle). The network never sees a capture pay, so it never plays one. Two
+switches break that loop, each off by default and on in :data:`CPU_CONFIG`:
+
+- ``material_value``: a drawn game's value target is the final material balance (times
+  the weight) instead of 0, and a position whose game has not ended within the window
+  gets the balance at the window's end instead of no target; the network learns that
+  material is worth having before any game is won.
+- ``heuristic_prior``: the search's leaf values mix in a hand-made value (material and
+  SPEC §7's shaping potential), weight 1 → 0.5 over the run; the agent plays with the
+  final weight. Measured (10 games each, 64 / 256 simulations, untrained network at
+  weight 1): 9-1-0 / 10-0-0 against random; material alone (no potential) drew 9 of
+  10 against random, as a search cannot see a capture beyond its horizon.
+
+Both are departures from AlphaZero (which learns from results alone), taken for a
+20-minute CPU budget; the search's own rewards and discounts stay the game's.
+
+**Configs.** :data:`TINY_CONFIG` is for tests (a few seconds of compute, untrained
+afterwards); :data:`CPU_CONFIG` is the measured run (23 minutes on the shared 2-core
+CPU; its agent did not beat random, so no checkpoint ships); :data:`GPU_CONFIG` is
+sized for one GPU (more games, simulations and a wider network; not run here).
+``jungle train azero --config cpu|gpu|tiny|classic-cpu``.
+
+**Devices.** Unlike the DQN this trainer does not shard: on a GPU the batch of games
+runs on the default device.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import mctx
+import numpy as np
+import optax
+
+from jungle_core import Rules
+from jungle_core.jax_env import JaxEnv, JaxState, make
+from jungle_train._azero_agent import RULES, AZeroAgent, build_network
+from jungle_train._azero_net import (
+    blended_evaluation,
+    material_balance,
+    network_evaluation,
+    planes_shape,
+)
+from jungle_train._azero_search import SearchConfig, make_search, step_result
+from jungle_train._checkpoint import load_checkpoint, save_checkpoint
+from jungle_train._config import config_to_json
+from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
+from jungle_train._sampling import uniform_legal
+
+__all__ = [
+    "CONFIGS",
+    "CPU_CONFIG",
+    "GPU_CONFIG",
+    "TINY_CONFIG",
+    "AZeroTrainer",
+    "Config",
+    "RunnerState",
+    "make_train",
+    "value_targets",
+]
+
+KIND = "azero"
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """An AlphaZero run. The defaults are plain AlphaZero on DARK (no hand-made value,
+    results-only targets); :data:`CPU_CONFIG` is the measured CPU run."""
+
+    rules: str = "dark"
+    """``"dark"`` (Stochastic MuZero search) or ``"classic"`` (Gumbel MuZero)."""
+    total_steps: int = 200_000
+    """Self-play decisions to train for, over all games."""
+    num_envs: int = 64
+    """Games played side by side (one batched search per decision)."""
+    rollout_length: int = 32
+    """Decisions per game per round."""
+    simulations: int = 32
+    """Search simulations per self-play decision."""
+    max_depth: int = 0
+    """Deepest line searched, in decisions (0: no limit but ``simulations``)."""
+    dirichlet_fraction: float = 0.25
+    """DARK: Dirichlet noise mixed into the root prior in self-play."""
+    dirichlet_alpha: float = 0.3
+    """DARK: the noise's concentration."""
+    sample_plies: int = 30
+    """DARK: for the first ``sample_plies`` plies of a game the move is drawn ∝ visits,
+    then the most visited is played."""
+    afterstate: str = "head"
+    """DARK: a chance node's value before its outcomes are searched, ``"head"`` (the
+    network's afterstate head) or ``"parent"`` (the position's value)
+    (:attr:`jungle_train._azero_search.SearchConfig.afterstate`)."""
+    prior_mix: float = 0.0
+    """Share of the uniform distribution mixed into the search's priors, in self-play and
+    in play (:attr:`jungle_train._azero_search.SearchConfig.prior_mix`)."""
+    policy_target: str = "visits"
+    """DARK's policy target: ``"visits"`` (AlphaZero: the root's visit distribution) or
+    ``"completed_q"`` (Gumbel MuZero's: ``softmax(prior logits + σ(completed Q))``, the
+    Q-values of unvisited actions completed by the mixed value, rescaled or not by
+    ``rescale_q``; it does not collapse onto the prior when simulations are few).
+    CLASSIC's search gives its own (rescaled) version."""
+    rescale_q: bool = False
+    """DARK with ``completed_q``: rescale the completed Q-values to [0, 1] per position,
+    as Gumbel MuZero does (True in :data:`CPU_CONFIG`, the code of the measured run)."""
+    gumbel_scale: float = 1.0
+    """CLASSIC: Gumbel noise at the root in self-play."""
+    max_considered: int = 16
+    """CLASSIC: actions considered at the root."""
+    channels: int = 32
+    """Channels of the network's convolutions."""
+    conv_layers: int = 3
+    """3×3 convolution layers (the later ones residual)."""
+    learning_rate: float = 1e-3
+    """Adam's learning rate."""
+    weight_decay: float = 1e-4
+    """Decoupled weight decay (AdamW)."""
+    grad_clip: float = 1.0
+    """Global gradient-norm clip."""
+    batch_size: int = 256
+    """Positions per gradient update."""
+    updates_per_round: int = 8
+    """Gradient updates per round, on the previous round's block."""
+    value_weight: float = 1.0
+    """Weight of the value loss (squared error) beside the policy's cross-entropy."""
+    afterstate_weight: float = 1.0
+    """Weight of the afterstate head's loss (squared error on the action played)."""
+    random_games: float = 0.0
+    """Share of the games (the first slots of the batch) in which one side, player 0 in
+    even slots and player 1 in odd ones, plays uniformly random legal moves instead of
+    the search's. Every position of those games is still searched and learned like any
+    other (the random side changes only the move played), so the network meets the
+    positions a careless opponent leaves: capture chances that two careful searchers
+    never allow each other."""
+    heuristic_prior: tuple[float, ...] = (0.0, 0.0)
+    """The search's leaf values mix in a hand-made value (material balance and SPEC §7's
+    shaping potential, :func:`jungle_train._azero_net.heuristic_value`) with this
+    weight, from ``heuristic_prior[0]`` at the start to ``heuristic_prior[1]`` at the
+    end of the run (linear in rounds); the agent plays with the final weight.
+    ``(0, 0)``: the network alone, pure AlphaZero. The network always learns the
+    targets below, unmixed."""
+    material_value: float = 0.0
+    """Material in the value targets (0: pure AlphaZero, results only, unfinished games
+    masked). When positive, a *drawn* game's result for the mover is this weight times
+    the final material balance ``(M_mover - M_other) / (M_mover + M_other)`` instead of
+    0 (``M``: SPEC §7's Greedy piece values of the pieces still in the game, face-down
+    ones by identity), and a position whose game has not ended within the window gets
+    this weight times the balance at the window's end instead of no target. The
+    search's own rewards stay the game's. See the module docstring."""
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.rules in RULES, f"rules must be one of {sorted(RULES)}"),
+            (self.total_steps >= 1, "total_steps must be >= 1"),
+            (self.num_envs >= 1, "num_envs must be >= 1"),
+            (self.rollout_length >= 1, "rollout_length must be >= 1"),
+            (self.channels >= 1 and self.conv_layers >= 1, "channels, conv_layers >= 1"),
+            (self.learning_rate > 0, "learning_rate must be > 0"),
+            (self.batch_size >= 1, "batch_size must be >= 1"),
+            (self.updates_per_round >= 0, "updates_per_round must be >= 0"),
+            (self.sample_plies >= 0, "sample_plies must be >= 0"),
+            (0.0 <= self.random_games <= 1.0, "random_games must be in [0, 1]"),
+            (self.policy_target in ("visits", "completed_q"), "policy_target: visits|completed_q"),
+            (
+                len(self.heuristic_prior) == 2 and all(0 <= w <= 1 for w in self.heuristic_prior),
+                "heuristic_prior is (start, end), each in [0, 1]",
+            ),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(f"azero config: {message}")
+        self.search_config(self_play=True)  # validates the search fields
+
+    @property
+    def steps_per_round(self) -> int:
+        """Self-play decisions per round: ``num_envs * rollout_length``."""
+        return self.num_envs * self.rollout_length
+
+    @property
+    def num_rounds(self) -> int:
+        """Rounds in a full run: ``total_steps / steps_per_round``, rounded up."""
+        return max(1, math.ceil(self.total_steps / self.steps_per_round))
+
+    @property
+    def rule_set(self) -> Rules:
+        """The :class:`jungle_core.Rules` value ``rules`` names."""
+        return RULES[self.rules]
+
+    def search_config(self, *, self_play: bool, simulations: int = 0) -> SearchConfig:
+        """The search of self-play (noise on) or of play (noise off, most visited)."""
+        return SearchConfig(
+            simulations=simulations or self.simulations,
+            max_depth=self.max_depth,
+            dirichlet_fraction=self.dirichlet_fraction if self_play else 0.0,
+            dirichlet_alpha=self.dirichlet_alpha,
+            temperature=0.0,
+            gumbel_scale=self.gumbel_scale if self_play else 0.0,
+            max_considered=self.max_considered,
+            prior_mix=self.prior_mix,
+            afterstate=self.afterstate,
+        )
+
+
+TINY_CONFIG = Config(
+    total_steps=64,
+    num_envs=4,
+    rollout_length=4,
+    simulations=4,
+    channels=4,
+    conv_layers=1,
+    batch_size=8,
+    updates_per_round=1,
+    policy_target="completed_q",
+    heuristic_prior=(1.0, 0.5),
+    material_value=1.0,
+    random_games=0.5,
+    prior_mix=0.25,
+)
+"""For tests: 4 rounds of 4 games × 4 decisions, 4 simulations, a 4-channel network,
+every optional part switched on (two games against a random side)."""
+
+CPU_CONFIG = Config(
+    total_steps=250_000,
+    num_envs=64,
+    rollout_length=64,
+    simulations=24,
+    channels=32,
+    conv_layers=2,
+    sample_plies=40,
+    policy_target="completed_q",
+    rescale_q=True,
+    heuristic_prior=(1.0, 0.5),
+    material_value=1.0,
+)
+"""The config of the measured CPU run (README): 64 games, 24 simulations, 32 channels
+× 2 layers, the hand-made value mixed into the search from weight 1 down to 0.5, and
+material in the value targets; 253,952 decisions took 22.9 minutes on the shared 2-core
+CPU (~186 a second). Its agent did not beat random (2-37-1), so no checkpoint ships."""
+
+GPU_CONFIG = Config(
+    total_steps=20_000_000,
+    sample_plies=40,
+    policy_target="completed_q",
+    heuristic_prior=(1.0, 0.0),
+    material_value=1.0,
+    num_envs=1024,
+    rollout_length=64,
+    simulations=64,
+    channels=64,
+    conv_layers=6,
+    batch_size=1024,
+    updates_per_round=64,
+)
+"""For one GPU (not run here): 1,024 games, 64 simulations, 64 channels × 6 layers; the
+hand-made value annealed away to 0, so the final agent is the network alone."""
+
+CLASSIC_CPU_CONFIG = dataclasses.replace(
+    CPU_CONFIG, rules="classic", simulations=16, heuristic_prior=(0.0, 0.0), material_value=0.0
+)
+"""CLASSIC on a CPU: Gumbel MuZero (16 simulations); no hand-made value (DARK's
+heuristic knows nothing of dens), results only."""
+
+CONFIGS = {
+    "cpu": CPU_CONFIG,
+    "gpu": GPU_CONFIG,
+    "tiny": TINY_CONFIG,
+    "classic-cpu": CLASSIC_CPU_CONFIG,
+}
+"""Named configs for ``jungle train azero --config NAME``."""
+
+
+# ---------------------------------------------------------------------------- targets
+
+
+class Block(NamedTuple):
+    """``rollout_length`` self-play decisions of every game (axes ``[B, T]`` in front)."""
+
+    states: JaxState  # the positions searched
+    policy: jax.Array  # float32[B, T, A]: the policy target (see Config.policy_target)
+    action: jax.Array  # int32[B, T]: the action played
+    reward: jax.Array  # float32[B, T]: the result for the mover on a game-ending step
+    # (a draw: material_value × the mover's material balance)
+    discount: jax.Array  # float32[B, T]: -1 / +1 / 0 (turn passes / does not / game over)
+    valid: jax.Array  # bool[B, T]: a real decision (False in the empty block before round 1)
+
+
+def value_targets(reward: jax.Array, discount: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``(G, resolved)``, ``float32[B, T]`` and ``bool[B, T]``: each position's final
+    result for its mover, ``G_t = r_t + d_t G_{t+1}``, and whether its game ended within
+    the ``T`` steps given (where not, ``G`` is meaningless and the value loss is masked).
+
+    >>> import jax.numpy as jnp
+    >>> r = jnp.array([[0.0, 0.0, 1.0, 0.0]])      # the mover of step 2 won
+    >>> d = jnp.array([[-1.0, -1.0, 0.0, -1.0]])   # game over after step 2
+    >>> g, ok = value_targets(r, d)
+    >>> g.tolist(), ok.tolist()
+    ([[1.0, -1.0, 1.0, 0.0]], [[True, True, True, False]])
+    """
+
+    def back(
+        carry: tuple[jax.Array, jax.Array], x: tuple[jax.Array, jax.Array]
+    ) -> tuple[tuple[jax.Array, jax.Array], tuple[jax.Array, jax.Array]]:
+        g_next, ok_next = carry
+        r, d = x
+        g = r + d * g_next
+        ok = (d == 0) | ok_next
+        return (g, ok), (g, ok)
+
+    b = reward.shape[0]
+    init = (jnp.zeros(b, jnp.float32), jnp.zeros(b, jnp.bool_))
+    _, (g, ok) = jax.lax.scan(back, init, (reward.T, discount.T), reverse=True)
+    return g.T, ok.T
+
+
+# ------------------------------------------------------------------------- the runner
+
+
+class RunnerState(NamedTuple):
+    """Everything a run carries from round to round (one pytree; resumable)."""
+
+    params: Any
+    opt_state: Any
+    games: JaxState  # [num_envs]: the games being played
+    previous: Block  # [num_envs, rollout_length]: last round's decisions, not yet learned
+    key: jax.Array
+    rounds: jax.Array  # int32[]: rounds done
+
+
+class _Parts:
+    """The pieces of a run built once per config: env, network, searches, optimiser."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.env: JaxEnv = make(config.rule_set)
+        self.network = build_network(config.rule_set, config.channels, config.conv_layers)
+        evaluate = functools.partial(blended_evaluation, self.env, self.network)
+        self.search = make_search(self.env, evaluate, config.search_config(self_play=True))
+        self.optimizer = optax.chain(
+            optax.clip_by_global_norm(config.grad_clip),
+            optax.adamw(config.learning_rate, weight_decay=config.weight_decay),
+        )
+        self.start = self.env.init(jax.random.key(0))
+        self.random_slots = round(config.random_games * config.num_envs)
+
+    def batch_start(self) -> JaxState:
+        b = self.config.num_envs
+        out: JaxState = jax.tree.map(lambda a: jnp.broadcast_to(a, (b, *a.shape)), self.start)
+        return out
+
+    def init(self, key: jax.Array) -> RunnerState:
+        config, env = self.config, self.env
+        k_params, key = jax.random.split(key)
+        games = self.batch_start()
+        params = self.network.init(k_params, jnp.zeros((1, *planes_shape(config.rule_set))))
+        b, t, a = config.num_envs, config.rollout_length, env.num_actions
+        states: JaxState = jax.tree.map(
+            lambda x: jnp.broadcast_to(x[:, None], (b, t, *x.shape[1:])), games
+        )
+        previous = Block(
+            states=states,
+            policy=jnp.zeros((b, t, a), jnp.float32),
+            action=jnp.zeros((b, t), jnp.int32),
+            reward=jnp.zeros((b, t), jnp.float32),
+            discount=jnp.zeros((b, t), jnp.float32),
+            valid=jnp.zeros((b, t), jnp.bool_),
+        )
+        return RunnerState(
+            params=params,
+            opt_state=self.optimizer.init(params),
+            games=games,
+            previous=previous,
+            key=key,
+            rounds=jnp.zeros((), jnp.int32),
+        )
+
+    # -- self-play ------------------------------------------------------------------
+
+    def heuristic_weight(self, rounds: jax.Array) -> jax.Array:
+        """``float32[]``: the search's heuristic weight in round ``rounds``."""
+        start, end = self.config.heuristic_prior
+        progress = jnp.minimum(rounds / max(self.config.num_rounds - 1, 1), 1.0)
+        weight: jax.Array = jnp.float32(start) + (end - start) * progress.astype(jnp.float32)
+        return weight
+
+    def decide(
+        self, params: Any, weight: jax.Array, games: JaxState, key: jax.Array
+    ) -> tuple[JaxState, Block, dict[str, jax.Array]]:
+        """One decision in every game: search, play, restart finished games."""
+        config, env = self.config, self.env
+        b = config.num_envs
+        k_search, k_pick, k_step, k_random = jax.random.split(key, 4)
+        out = self.search((params, weight), k_search, games)
+        weights = out.action_weights
+        target = weights
+        if env.rules.variant == "dark" and config.policy_target == "completed_q":
+            tree = out.search_tree
+            prior = network_evaluation(env, self.network, params, games).logits
+            complete = functools.partial(
+                mctx.qtransform_completed_by_mix_value, rescale_values=config.rescale_q
+            )
+            completed = jax.vmap(complete, in_axes=(0, None))(tree, tree.ROOT_INDEX)
+            legal = games.legal_action_mask
+            target = jax.nn.softmax(jnp.where(legal, prior + completed, -1e30), axis=-1)
+        if env.rules.variant == "dark":
+            drawn = jax.random.categorical(
+                k_pick, jnp.log(jnp.maximum(weights, 1e-30)) + jnp.where(weights > 0, 0.0, -1e30)
+            )
+            best = jnp.argmax(weights, axis=-1)
+            action = jnp.where(games.ply < config.sample_plies, drawn, best).astype(jnp.int32)
+        else:
+            action = out.action.astype(jnp.int32)
+        slot = jnp.arange(b)
+        random_seat = jnp.where(slot < self.random_slots, slot % 2, -1)  # -1: self-play
+        if self.random_slots:
+            words = jax.random.bits(k_random, (b,), jnp.uint32)
+            uniform = uniform_legal(words, games.legal_action_mask)
+            action = jnp.where(games.current_player == random_seat, uniform, action)
+        after = jax.vmap(env.step)(games, action, jax.random.split(k_step, b))
+        reward, discount = step_result(games, after)
+        ended = discount == 0
+        if config.material_value:
+            drawn = ended & (after.rewards[:, 0] == 0)
+            balance = jax.vmap(material_balance)(after, games.current_player)
+            reward = jnp.where(drawn, config.material_value * balance, reward)
+        start = self.batch_start()
+        games_next: JaxState = jax.tree.map(
+            lambda s, g: jnp.where(ended.reshape(ended.shape + (1,) * (g.ndim - 1)), s, g),
+            start,
+            after,
+        )
+        step = Block(games, target, action, reward, discount, jnp.ones(b, jnp.bool_))
+        winner0 = after.rewards[:, 0]
+        stats = {
+            "games": jnp.sum(ended),
+            "game_length": jnp.sum(jnp.where(ended, after.ply, 0)),
+            "first_wins": jnp.sum(ended & (winner0 > 0)),
+            "draws": jnp.sum(ended & (winner0 == 0)),
+            "root_value": jnp.mean(out.search_tree.summary().value),
+        }
+        against = ended & (random_seat >= 0)
+        searcher = jnp.take_along_axis(after.rewards, (1 - random_seat)[:, None] % 2, axis=1)[:, 0]
+        stats["random_games"] = jnp.sum(against)
+        stats["random_points"] = jnp.sum(jnp.where(against, (searcher + 1.0) / 2.0, 0.0))
+        return games_next, step, stats
+
+    # -- learning -------------------------------------------------------------------
+
+    def loss(
+        self, params: Any, batch: Block, target: jax.Array, resolved: jax.Array
+    ) -> tuple[jax.Array, dict[str, jax.Array]]:
+        config = self.config
+        ev = network_evaluation(self.env, self.network, params, batch.states)
+        pmask = batch.valid.astype(jnp.float32)
+        vmask = (batch.valid & resolved).astype(jnp.float32)
+        policy = optax.softmax_cross_entropy(ev.logits, batch.policy)
+        policy_loss = jnp.sum(pmask * policy) / jnp.maximum(jnp.sum(pmask), 1.0)
+        value_loss = jnp.sum(vmask * (ev.value - target) ** 2) / jnp.maximum(jnp.sum(vmask), 1.0)
+        played = jnp.take_along_axis(ev.afterstate, batch.action[:, None], axis=1)[:, 0]
+        after_loss = jnp.sum(vmask * (played - target) ** 2) / jnp.maximum(jnp.sum(vmask), 1.0)
+        total = (
+            policy_loss + config.value_weight * value_loss + config.afterstate_weight * after_loss
+        )
+        return total, {
+            "policy_loss": policy_loss,
+            "value_loss": value_loss,
+            "afterstate_loss": after_loss,
+            "value_targets": jnp.mean(vmask),
+        }
+
+    def learn(
+        self, runner: RunnerState, current: Block, key: jax.Array
+    ) -> tuple[Any, Any, dict[str, jax.Array]]:
+        """``updates_per_round`` updates on the previous block, its value targets
+        computed over it and ``current``."""
+        config = self.config
+        prev = runner.previous
+        both_r = jnp.concatenate([prev.reward, current.reward], axis=1)
+        both_d = jnp.concatenate([prev.discount, current.discount], axis=1)
+        g, ok = value_targets(both_r, both_d)
+        t = config.rollout_length
+        g, ok = g[:, :t], ok[:, :t]
+        if config.material_value:  # unfinished games: the material at the window's end
+            end: JaxState = jax.tree.map(lambda x: x[:, -1], current.states)
+            balance0 = jax.vmap(material_balance)(end, jnp.zeros(config.num_envs, jnp.int32))
+            sign = jnp.where(prev.states.current_player == 0, 1.0, -1.0)
+            g = jnp.where(ok, g, config.material_value * sign * balance0[:, None])
+            ok = jnp.ones_like(ok)
+        flat: Block = jax.tree.map(lambda x: x.reshape((-1, *x.shape[2:])), prev)
+        target = g.reshape(-1)
+        resolved = ok.reshape(-1)
+        n = config.num_envs * t
+        order = jax.random.permutation(key, n)
+
+        def update(
+            carry: tuple[Any, Any], i: jax.Array
+        ) -> tuple[tuple[Any, Any], dict[str, jax.Array]]:
+            params, opt_state = carry
+            idx = order[(i * config.batch_size + jnp.arange(config.batch_size)) % n]
+            batch: Block = jax.tree.map(lambda x: x[idx], flat)
+            grads, metrics = jax.grad(self.loss, has_aux=True)(
+                params, batch, target[idx], resolved[idx]
+            )
+            updates, opt_state = self.optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), metrics
+
+        (params, opt_state), metrics = jax.lax.scan(
+            update,
+            (runner.params, runner.opt_state),
+            jnp.arange(config.updates_per_round),
+        )
+        return params, opt_state, {k: jnp.mean(v) for k, v in metrics.items()}
+
+    def round(self, runner: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
+        """One round: ``rollout_length`` decisions in every game, then the updates on
+        the previous round's block."""
+        config = self.config
+        key, k_play, k_learn = jax.random.split(runner.key, 3)
+        weight = self.heuristic_weight(runner.rounds)
+
+        def play(
+            games: JaxState, k: jax.Array
+        ) -> tuple[JaxState, tuple[Block, dict[str, jax.Array]]]:
+            games, step, stats = self.decide(runner.params, weight, games, k)
+            return games, (step, stats)
+
+        games, (block, stats) = jax.lax.scan(
+            play, runner.games, jax.random.split(k_play, config.rollout_length)
+        )
+        current: Block = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), block)  # [B, T, ...]
+        nan = jnp.float32(jnp.nan)
+        skipped = {
+            "policy_loss": nan,
+            "value_loss": nan,
+            "afterstate_loss": nan,
+            "value_targets": nan,
+        }
+        if config.updates_per_round:
+            params, opt_state, learned = jax.lax.cond(
+                runner.rounds > 0,
+                lambda: self.learn(runner, current, k_learn),
+                lambda: (runner.params, runner.opt_state, skipped),
+            )
+        else:
+            params, opt_state, learned = runner.params, runner.opt_state, skipped
+        metrics = {
+            "games": jnp.sum(stats["games"]).astype(jnp.float32),
+            "game_length": jnp.sum(stats["game_length"]).astype(jnp.float32),
+            "first_wins": jnp.sum(stats["first_wins"]).astype(jnp.float32),
+            "draws": jnp.sum(stats["draws"]).astype(jnp.float32),
+            "random_games": jnp.sum(stats["random_games"]).astype(jnp.float32),
+            "random_points": jnp.sum(stats["random_points"]).astype(jnp.float32),
+            "root_value": jnp.mean(stats["root_value"]),
+            **learned,
+        }
+        runner = RunnerState(
+            params=params,
+            opt_state=opt_state,
+            games=games,
+            previous=current,
+            key=key,
+            rounds=runner.rounds + 1,
+        )
+        return runner, metrics
+
+
+def make_train(config: Config) -> Any:
+    """``train(key) -> (RunnerState, metrics)``: a whole run in one jitted function;
+    ``metrics`` maps each name to ``float32[num_rounds]``: games finished, their summed
+    lengths, first-player wins, draws, the mean root value, and the losses (NaN in
+    round 0, which only plays).
+
+    >>> import jax
+    >>> runner, metrics = make_train(TINY_CONFIG)(jax.random.key(0))
+    >>> metrics["policy_loss"].shape, int(runner.rounds)
+    ((4,), 4)
+    """
+    parts = _Parts(config)
+
+    def train(key: jax.Array) -> tuple[RunnerState, dict[str, jax.Array]]:
+        runner = parts.init(key)
+        return jax.lax.scan(lambda r, _: parts.round(r), runner, None, length=config.num_rounds)
+
+    return jax.jit(train)
+
+
+# ------------------------------------------------------------------ checkpoints, CLI
+
+
+class AZeroTrainer:
+    """:class:`jungle_train._run.Trainer` for AlphaZero: the rounds of :func:`make_train`,
+    compiled once and run a chunk at a time (same network as one ``train(key)`` call)."""
+
+    kind = KIND
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._parts = _Parts(config)
+        self._init = jax.jit(self._parts.init)
+        self._round = jax.jit(self._parts.round)
+
+    def init(self, seed: int) -> RunnerState:
+        """A fresh run from ``jax.random.key(seed)``."""
+        runner: RunnerState = self._init(jax.random.key(seed))
+        return runner
+
+    def advance(self, state: RunnerState, steps: int) -> tuple[RunnerState, dict[str, Any]]:
+        """Whole rounds covering at least ``steps`` self-play decisions; their metrics
+        summed (counts) or averaged (losses, root value)."""
+        rounds = max(1, math.ceil(steps / self.config.steps_per_round))
+        history = []
+        for _ in range(rounds):
+            state, metrics = self._round(state)
+            history.append(metrics)
+        return state, summarize_rounds(jax.device_get(history))
+
+    def steps_done(self, state: RunnerState) -> int:
+        """Self-play decisions so far."""
+        return int(state.rounds) * self.config.steps_per_round
+
+    def save(self, state: RunnerState, path: str) -> None:
+        """The whole run state (network, Adam, games, last block, key)."""
+        save_checkpoint(
+            path,
+            leaves_to_arrays(state),
+            kind=KIND,
+            config=config_to_json(self.config),
+            step=self.steps_done(state),
+        )
+
+    def load(self, path: str) -> RunnerState:
+        """The run state :meth:`save` wrote, for this config."""
+        ckpt = load_checkpoint(path, kind=KIND, config=config_to_json(self.config))
+        template = jax.eval_shape(self._parts.init, jax.random.key(0))
+        runner: RunnerState = leaves_from_arrays(template, dict(ckpt.arrays), path)
+        return runner
+
+    def save_agent(self, state: RunnerState, path: str, **extra: Any) -> None:
+        """The playing checkpoint: the network's parameters and the config."""
+        save_checkpoint(
+            path,
+            params_to_arrays(state.params),
+            kind=KIND,
+            config=config_to_json(self.config),
+            step=self.steps_done(state),
+            **extra,
+        )
+
+    def agent(self, path: str) -> AZeroAgent:
+        """The agent that plays from a checkpoint :meth:`save_agent` wrote (the self-play
+        search's simulation count; no noise)."""
+        return AZeroAgent(self.config.rule_set, path)
+
+
+def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
+    """One metrics line from several rounds' metrics: game counts summed into rates,
+    means of the rest.
+
+    >>> line = summarize_rounds([{"games": 2.0, "game_length": 100.0, "first_wins": 1.0,
+    ...     "draws": 1.0, "root_value": 0.1, "policy_loss": 5.0, "value_loss": 0.5,
+    ...     "afterstate_loss": 0.5, "value_targets": 0.25}])
+    >>> line["game_length"], line["first_win_rate"], line["draw_rate"], line["policy_loss"]
+    (50.0, 0.5, 0.5, 5.0)
+    """
+    summed = {k: float(np.sum([float(h[k]) for h in history])) for k in history[0]}
+    games = summed["games"]
+    out = {"games": games}
+    for name in ("root_value", "policy_loss", "value_loss", "afterstate_loss", "value_targets"):
+        values = np.array([float(h[name]) for h in history], np.float64)
+        out[name] = float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
+    out["game_length"] = summed["game_length"] / games if games else float("nan")
+    # the names `jungle plot` draws for every learner
+    out["loss"] = out["policy_loss"] + out["value_loss"] + out["afterstate_loss"]
+    out["episode_length"] = out["game_length"]
+    out["first_win_rate"] = summed["first_wins"] / games if games else float("nan")
+    out["draw_rate"] = summed["draws"] / games if games else float("nan")
+    against = summed.get("random_games", 0.0)
+    if against:
+        out["score_random"] = summed["random_points"] / against
+    return out

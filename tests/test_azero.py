@@ -1,0 +1,392 @@
+"""AlphaZero (``jungle_train.azero``): the search with the true rules as the model finds
+decisive moves for either player (value signs), stays NaN-free, the targets equal a
+plain loop, and the trainer, its checkpoints and the agent work end to end (tiny budgets)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jungle_core import (
+    CLASSIC,
+    DARK,
+    Rules,
+    State,
+    action_to_str,
+    from_fen,
+    legal_actions,
+    new_game,
+    outcome,
+    parse_action,
+    step,
+    to_fen,
+)
+from jungle_core.jax_env import JaxState, make
+from jungle_train import azero
+from jungle_train._azero_agent import AZeroAgent, build_network
+from jungle_train._azero_net import (
+    canonical_planes,
+    network_evaluation,
+    planes_shape,
+    rotation,
+)
+from jungle_train._azero_search import SearchConfig, make_search, step_result, zero_evaluator
+from jungle_train._errors import CheckpointError
+from jungle_train._run import run_training
+from tests._boards import position
+
+TINY = azero.TINY_CONFIG
+
+
+def _batch(state: State) -> JaxState:
+    one: JaxState = jax.tree.map(lambda x: x[None], make(state.rules).from_state(state))
+    return one
+
+
+def _plain_search(state: State, simulations: int, seed: int = 0) -> tuple[str, Any]:
+    """The action (as text) of a uniform-prior, zero-value search of ``state`` with the
+    true rules, and the search tree."""
+    env = make(state.rules)
+    config = SearchConfig(simulations=simulations)
+    search = jax.jit(make_search(env, zero_evaluator(env.num_actions), config))
+    out = search(None, jax.random.key(seed), _batch(state))
+    return action_to_str(state, int(out.action[0])), out.search_tree
+
+
+def _root_q(tree: Any, state: State, text: str) -> float:
+    q = tree.qvalues(jnp.zeros(1, jnp.int32))[0]
+    return float(q[parse_action(state, text)])
+
+
+# --------------------------------------------------------------- decisive positions
+
+# The Elephant takes the opponent's last piece: the mover wins at once.
+CAPTURE = """
+. . . . . . . .
+. . . . . . . .
+. . . {c} . . . .
+. . . {E} . . . .
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+"""
+
+# The Elephant bumps into the face-down piece on d5: half the time it is the opponent's
+# last piece (the Cat) and the Elephant takes it; otherwise it is the mover's own Rat.
+# Nothing else wins at once.
+BUMP = """
+? . . . . . . .
+. . . . . . . .
+. . . ? . . . .
+. . . {E} . . . .
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+"""
+
+
+def _dark(picture: str, player: int, face_down: str = "- -") -> State:
+    mover, other = ("E", "c") if player == 0 else ("e", "C")
+    return position(
+        picture.replace("{E}", mover).replace("{c}", other),
+        DARK,
+        to_move=player,
+        face_down=face_down,
+    )
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_dark_search_takes_the_last_piece(player: int) -> None:
+    state = _dark(CAPTURE, player)
+    action, tree = _plain_search(state, 32)
+    assert action == "d4xd5"
+    summary = tree.summary()
+    assert float(summary.value[0]) > 0.5  # the mover's side: winning
+    # the chance node's first visit counts its afterstate value (0 here), then wins
+    assert _root_q(tree, state, "d4xd5") > 0.9
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_dark_search_takes_the_winning_chance(player: int) -> None:
+    # face-down: the mover's Rat and the opponent's Cat
+    face_down = "R c" if player == 0 else "C r"
+    state = _dark(BUMP, player, face_down)
+    action, tree = _plain_search(state, 96)
+    assert action == "d4xd5"
+    q = _root_q(tree, state, "d4xd5")
+    assert 0.3 < q <= 1.0  # half the outcomes win at once, the others are worth >= 0 here
+    visits = np.asarray(tree.summary().visit_counts[0])
+    assert int(np.argmax(visits)) == parse_action(state, "d4xd5")
+    assert float(tree.summary().value[0]) > 0.0
+
+
+def test_dark_search_options_keep_the_capture() -> None:
+    """A chance node valued by its parent, and a prior mixed with the uniform one, do
+    not hide a winning capture."""
+    state = _dark(CAPTURE, 1)
+    env = make(DARK)
+    config = SearchConfig(simulations=32, prior_mix=0.5, afterstate="parent")
+    search = jax.jit(make_search(env, zero_evaluator(env.num_actions), config))
+    out = search(None, jax.random.key(0), _batch(state))
+    assert action_to_str(state, int(out.action[0])) == "d4xd5"
+    with pytest.raises(ValueError, match="afterstate"):
+        SearchConfig(afterstate="guess")
+
+
+def _classic(picture: str, player: int) -> State:
+    return position(picture, CLASSIC, to_move=player)
+
+
+# Player 0's Dog next to player 1's den (d9): entering it wins.
+DEN_P0 = """
+l . . * . . .
+. . . D . . .
+. . . . . . .
+. ~ ~ . ~ ~ .
+. ~ ~ . ~ ~ .
+. ~ ~ . ~ ~ .
+. . . . . . .
+. . . . . . .
+. . . * . . L
+"""
+
+# The same turned 180° with the players swapped: player 1's dog next to d1.
+DEN_P1 = """
+l . . * . . .
+. . . . . . .
+. . . . . . .
+. ~ ~ . ~ ~ .
+. ~ ~ . ~ ~ .
+. ~ ~ . ~ ~ .
+. . . . . . .
+. . . d . . .
+. . . * . . L
+"""
+
+
+@pytest.mark.parametrize(
+    ("picture", "player", "move"), [(DEN_P0, 0, "d8-d9"), (DEN_P1, 1, "d2-d1")]
+)
+def test_classic_search_enters_the_den(picture: str, player: int, move: str) -> None:
+    state = _classic(picture, player)
+    action, tree = _plain_search(state, 32)
+    assert action == move
+    assert _root_q(tree, state, move) == pytest.approx(1.0)
+
+
+# Player 1's Wolf stands in player 0's trap d2, next to the den d1: unless player 0's Cat
+# takes it now (a trapped piece can be taken by any piece), it enters the den next ply.
+DEFEND_P0 = """
+. . . * . . .
+. . . . . . .
+. . . . . . r
+. ~ ~ . ~ ~ .
+E ~ ~ . ~ ~ .
+. ~ ~ . ~ ~ .
+. . . . . . .
+. . C w . . .
+. . . * . . .
+"""
+
+DEFEND_P1 = """
+. . . * . . .
+. . . W c . .
+. . . . . . .
+. ~ ~ . ~ ~ .
+. ~ ~ . ~ ~ e
+. ~ ~ . ~ ~ .
+R . . . . . .
+. . . . . . .
+. . . * . . .
+"""
+
+
+@pytest.mark.parametrize(
+    ("picture", "player", "move"), [(DEFEND_P0, 0, "c2xd2"), (DEFEND_P1, 1, "e8xd8")]
+)
+def test_classic_search_sees_the_reply(picture: str, player: int, move: str) -> None:
+    """Two plies deep: every move but the capture loses to the opponent's den entry,
+    which the search sees only through the discount's sign flip. (Sequential halving
+    needs a few visits per root action before the reply is found: with a uniform prior
+    the interior selection tries actions in index order, and player 0's den entry has
+    a high index here.)"""
+    state = _classic(picture, player)
+    action, tree = _plain_search(state, 256)
+    assert action == move
+    q = tree.qvalues(jnp.zeros(1, jnp.int32))[0]
+    visits = tree.summary().visit_counts[0]
+    for a in legal_actions(state):
+        if action_to_str(state, a) != move and int(visits[a]) > 1:
+            assert float(q[a]) < 0  # the opponent's win, seen from the mover's side
+
+
+# ------------------------------------------------------------------- model pieces
+
+
+def test_step_result_signs() -> None:
+    env = make(DARK)
+    state = _dark(CAPTURE, 0)
+    before = _batch(state)
+    win = jnp.array([parse_action(state, "d4xd5")], jnp.int32)
+    after = jax.vmap(env.step_outcome)(before, win, jnp.zeros(1, jnp.int32))
+    assert [float(x[0]) for x in step_result(before, after)] == [1.0, 0.0]
+    quiet = jnp.array([parse_action(state, "d4-c4")], jnp.int32)
+    after = jax.vmap(env.step_outcome)(before, quiet, jnp.zeros(1, jnp.int32))
+    assert [float(x[0]) for x in step_result(before, after)] == [0.0, -1.0]
+
+
+def test_value_targets_equal_a_plain_loop() -> None:
+    rng = np.random.default_rng(0)
+    reward = rng.choice([-1.0, 0.0, 0.3, 1.0], size=(5, 40)).astype(np.float32)
+    discount = rng.choice([-1.0, -1.0, -1.0, 1.0, 0.0], size=(5, 40)).astype(np.float32)
+    reward = np.where(discount == 0, reward, 0.0).astype(np.float32)
+    g, ok = azero.value_targets(jnp.asarray(reward), jnp.asarray(discount))
+    for b in range(5):
+        future, resolved = 0.0, False
+        for t in reversed(range(40)):
+            future = reward[b, t] + discount[b, t] * future
+            resolved = bool(discount[b, t] == 0) or resolved
+            assert float(ok[b, t]) == resolved
+            if resolved:
+                assert float(g[b, t]) == pytest.approx(future)
+
+
+@pytest.mark.parametrize("rules", [DARK, CLASSIC])
+def test_rotation_is_the_board_turned(rules: Rules) -> None:
+    turn = rotation(rules)
+    assert (turn[turn] == np.arange(rules.num_actions)).all()
+    if rules == CLASSIC:  # the start is symmetric: player 0's moves turn into player 1's
+        start = new_game(rules)
+        second = from_fen(to_fen(start).replace(" 0 0 0", " 1 0 0"), rules)
+        assert sorted(int(turn[a]) for a in legal_actions(start)) == list(legal_actions(second))
+
+
+def test_canonical_view_is_the_same_for_either_seat() -> None:
+    """A position with player 1 to move looks, to the network, exactly like its twin
+    (board turned 180°, players swapped) with player 0 to move."""
+    p0 = position(
+        """
+        . . . . . . . .
+        ? . . . . . . .
+        . . . . . . l .
+        . . . . . . . .
+        . . E . . . . .
+        . . . . . . . r
+        . . . . . . . .
+        """,
+        to_move=0,
+        face_down="- C",
+    )
+    p1 = position(
+        """
+        . . . . . . . .
+        R . . . . . . .
+        . . . . . e . .
+        . . . . . . . .
+        . L . . . . . .
+        . . . . . . . ?
+        . . . . . . . .
+        """,
+        to_move=1,
+        face_down="C -",
+    )
+    env = make(DARK)
+    a = canonical_planes(env, env.from_state(p0))
+    b = canonical_planes(env, env.from_state(p1))
+    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    network = _network(DARK)
+    params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(DARK))))
+    e0 = network_evaluation(env, network, params, _batch(p0))
+    e1 = network_evaluation(env, network, params, _batch(p1))
+    turn = rotation(DARK)
+    np.testing.assert_allclose(np.asarray(e0.logits[0]), np.asarray(e1.logits[0][turn]), atol=1e-6)
+    np.testing.assert_allclose(float(e0.value[0]), float(e1.value[0]), atol=1e-6)
+
+
+def _network(rules: Rules) -> Any:
+    return build_network(rules, 4, 2)
+
+
+@pytest.mark.parametrize("rules", [DARK, CLASSIC])
+def test_search_outputs_are_finite(rules: Rules) -> None:
+    """A random network on positions from random play, finished-game leaves included."""
+    env = make(rules)
+    network = _network(rules)
+    params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(rules))))
+    evaluate = functools.partial(network_evaluation, env, network)
+    noisy = SearchConfig(simulations=24, dirichlet_fraction=0.25, temperature=1.0, gumbel_scale=1.0)
+    search = jax.jit(make_search(env, evaluate, noisy))
+    rng = np.random.default_rng(0)
+    states = []
+    for _ in range(8):
+        s = new_game(rules)
+        for _ in range(int(rng.integers(0, 60))):
+            nxt = step(s, int(rng.choice(legal_actions(s))), rng)
+            if outcome(nxt) is not None:
+                break
+            s = nxt
+        states.append(env.from_state(s))
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *states)
+    out = search(params, jax.random.key(1), batch)
+    weights = np.asarray(out.action_weights)
+    assert np.isfinite(weights).all()
+    np.testing.assert_allclose(weights.sum(axis=-1), 1.0, atol=1e-5)
+    assert np.isfinite(np.asarray(out.search_tree.node_values)).all()
+    assert (np.asarray(batch.legal_action_mask)[np.arange(8), np.asarray(out.action)]).all()
+
+
+# ------------------------------------------------------------------------ training
+
+
+@pytest.fixture(scope="module")
+def tiny_run() -> Any:
+    return azero.make_train(TINY)(jax.random.key(3))
+
+
+def test_train_smoke(tiny_run: Any) -> None:
+    runner, metrics = tiny_run
+    assert int(runner.rounds) == TINY.num_rounds
+    assert np.isnan(float(metrics["policy_loss"][0]))  # round 0 only plays
+    for name in ("policy_loss", "value_loss", "afterstate_loss"):
+        assert np.isfinite(np.asarray(metrics[name][1:])).all()
+    assert all(np.isfinite(np.asarray(x)).all() for x in jax.tree.leaves(runner.params))
+
+
+def test_chunked_trainer_equals_one_jitted_run(tiny_run: Any) -> None:
+    runner, _ = tiny_run
+    trainer = azero.AZeroTrainer(TINY)
+    state = trainer.init(3)
+    state, _ = trainer.advance(state, TINY.steps_per_round)
+    state, _ = trainer.advance(state, 3 * TINY.steps_per_round)
+    assert trainer.steps_done(state) == TINY.num_rounds * TINY.steps_per_round
+    for a, b in zip(jax.tree.leaves(state.params), jax.tree.leaves(runner.params), strict=True):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-4, atol=1e-5)
+
+
+def test_run_training_checkpoints_resume_and_agent(tmp_path: Any) -> None:
+    config = dataclasses.replace(TINY, total_steps=32)
+    trainer = azero.AZeroTrainer(config)
+    out = tmp_path / "run"
+    run_training(trainer, out, steps=16, chunk_steps=16, eval_games=0)
+    state = run_training(trainer, out, steps=32, chunk_steps=16, eval_games=0, resume=True)
+    assert trainer.steps_done(state) == 32
+    agent = AZeroAgent(DARK, str(out / "agent.npz"), simulations=4)
+    game = new_game(DARK)
+    assert agent.act(game, np.random.default_rng(0)) in legal_actions(game)
+    with pytest.raises(CheckpointError):
+        AZeroAgent(CLASSIC, str(out / "agent.npz"), simulations=4)
+
+
+def test_registered_agent_kind() -> None:
+    from jungle_agents import make_agent
+    from jungle_train._registry import register_azero
+
+    register_azero()  # what the `jungle.agents` entry point runs
+    with pytest.raises(ValueError):
+        make_agent("azero:simulations=0", DARK)
