@@ -452,6 +452,38 @@ class JaxEnv:
         )
         return out
 
+    def from_position(
+        self,
+        board: jax.Array,
+        face_down_mask: jax.Array,
+        player: jax.Array,
+        plies_since_removal: jax.Array,
+    ) -> JaxState:
+        """A state from its position fields, traceable (use it inside ``jit``; ``vmap``
+        it for a batch): ``board: int8[N]``, ``face_down_mask``, ``player`` and
+        ``plies_since_removal`` (``int32[]``); the legal mask and the game end are
+        computed, ``ply`` is 0. For positions that are not the start (curricula, puzzles);
+        the fields must describe a reachable position (each piece code once, the
+        face-down mask matching the face-down squares) — they are not checked here.
+
+        >>> import jax.numpy as jnp
+        >>> from jungle_core import from_fen, legal_actions
+        >>> env = make()
+        >>> s = from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -")
+        >>> board = jnp.asarray(env.from_state(s).board)
+        >>> t = env.from_position(board, jnp.int32(0), jnp.int32(0), jnp.int32(0))
+        >>> env.to_state(t) == s, int(t.legal_action_mask.sum()) == len(legal_actions(s))
+        (True, True)
+        """
+        zero = jnp.zeros((), jnp.int32)
+        return self._complete(
+            jnp.asarray(board, jnp.int8),
+            jnp.asarray(face_down_mask, jnp.int32),
+            jnp.asarray(player, jnp.int32),
+            jnp.asarray(plies_since_removal, jnp.int32),
+            zero,
+        )
+
     def to_state(self, state: JaxState) -> State:
         """The pure :class:`jungle_core.State` of one (unbatched) JAX state.
 

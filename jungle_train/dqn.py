@@ -92,12 +92,13 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jungle_core import DARK, Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._board import potential, present, removed_ranks
+from jungle_train._endgames import random_endgame
 from jungle_train._jax_greedy import JaxGreedy
 from jungle_train._jax_trainer import JaxRoundTrainer
 from jungle_train._learned import DQNAgent
 from jungle_train._opponents import parse_mix
 from jungle_train._qnets import ConvQNetwork, QNetwork
-from jungle_train._sampling import best_action, coin, uniform_legal
+from jungle_train._sampling import best_action, coin, hash_words, uniform_legal
 
 __all__ = [
     "CPU_CONFIG",
@@ -195,6 +196,12 @@ class Config:
     """Opponent mix, e.g. ``"random=0.5,greedy=0.25,self=0.25"`` (slots of the batch)."""
     self_play_period: int = 2000
     """Updates between refreshes of the frozen self-play copy."""
+    endgame_starts: float = 0.0
+    """Share of the games that start from a random endgame instead of the start
+    (:mod:`jungle_train._endgames`: every piece face up, 1..``endgame_pieces`` a side,
+    the learner to move); they count in the ``endgame`` metrics, not per opponent."""
+    endgame_pieces: int = 5
+    """Most pieces a side holds in a random endgame start (1..8)."""
 
     def __post_init__(self) -> None:
         checks = [
@@ -217,6 +224,8 @@ class Config:
             (0.0 <= self.phase1_fraction <= 1.0, "phase1_fraction must be in [0, 1]"),
             (self.phase1_target_period >= 1 and self.phase2_target_period >= 1, "periods >= 1"),
             (self.self_play_period >= 1, "self_play_period must be >= 1"),
+            (0.0 <= self.endgame_starts <= 1.0, "endgame_starts must be in [0, 1]"),
+            (1 <= self.endgame_pieces <= 8, "endgame_pieces must be in 1..8"),
         ]
         for ok, message in checks:
             if not ok:
@@ -401,6 +410,7 @@ class RunnerState(NamedTuple):
     seat: jax.Array  # int32[num_envs]: the learner's player in each game
     episode_return: jax.Array  # float32[num_envs]
     episode_length: jax.Array  # int32[num_envs]
+    endgame: jax.Array  # bool[num_envs]: the game started from a random endgame
     key: jax.Array
     rounds: jax.Array  # int32[]: rounds done
     updates: jax.Array  # int32[]: gradient updates done
@@ -592,13 +602,14 @@ class _Parts:
         slot = jnp.arange(b)
         n_random, n_greedy, _ = self.slots
         kind = jnp.where(slot < n_random, 0, jnp.where(slot < n_random + n_greedy, 1, 2))
+        kind = jnp.where(runner.endgame, 3, kind)
         stats = {
             "reward": jnp.mean(reward),
             "episodes": jnp.sum(ended),
             "episode_return": jnp.sum(jnp.where(ended, ret, 0.0)),
             "episode_length": jnp.sum(jnp.where(ended, length, 0)),
         }
-        for k, name in enumerate(("random", "greedy", "self")):
+        for k, name in enumerate(_GAME_KINDS):
             mine = ended & (kind == k)
             stats[f"games_{name}"] = jnp.sum(mine)
             stats[f"points_{name}"] = jnp.sum(jnp.where(mine, (result + 1.0) / 2.0, 0.0))
@@ -611,6 +622,15 @@ class _Parts:
         opening = self.openings(runner.opponent_params, words[:, 3])
         opened = steps(start, opening, jax.random.split(k_open, b))
         fresh = jax.tree.map(lambda o, s: jnp.where(_expand(seat == 1, o), o, s), opened, start)
+        endgame = runner.endgame
+        if config.endgame_starts > 0:
+            endgames = jax.vmap(
+                functools.partial(random_endgame, env, max_pieces=config.endgame_pieces)
+            )(words[:, 4], seat)
+            endgame = coin(hash_words(words[:, 4], 1)[:, 0], jnp.float32(config.endgame_starts))
+            endgame &= ~endgames.terminated
+            fresh = jax.tree.map(lambda e, f: jnp.where(_expand(endgame, e), e, f), endgames, fresh)
+            endgame = jnp.where(ended, endgame, runner.endgame)
         next_state = jax.tree.map(
             lambda f, s: jnp.where(_expand(ended, f), f, s), fresh, after_reply
         )
@@ -619,6 +639,7 @@ class _Parts:
             seat=seat,
             episode_return=jnp.where(ended, 0.0, ret),
             episode_length=jnp.where(ended, 0, length),
+            endgame=endgame,
             key=key,
         )
         return runner, transition, {**stats, "epsilon": eps}
@@ -730,6 +751,7 @@ class _Parts:
             seat=seat,
             episode_return=jnp.zeros(b, jnp.float32),
             episode_length=jnp.zeros(b, jnp.int32),
+            endgame=jnp.zeros(b, jnp.bool_),
             key=key,
             rounds=jnp.zeros((), jnp.int32),
             updates=jnp.zeros((), jnp.int32),
@@ -779,6 +801,10 @@ class _Parts:
             **learn_stats,
         }
         return runner._replace(rounds=runner.rounds + 1), metrics
+
+
+_GAME_KINDS = ("random", "greedy", "self", "endgame")
+"""The training games' kinds in the metrics: by opponent, and the endgame starts."""
 
 
 def _ply_reward_batch(
@@ -871,7 +897,7 @@ def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
     out["episode_return"] = (
         total.get("episode_return", 0.0) / episodes if episodes else float("nan")
     )
-    for name in ("random", "greedy", "self"):
+    for name in _GAME_KINDS:
         games = total.get(f"games_{name}", 0.0)
         if games:
             out[f"score_{name}"] = total[f"points_{name}"] / games

@@ -26,6 +26,7 @@ from jungle_core import DARK, from_fen, legal_actions, new_game, observation, ou
 from jungle_core.jax_env import make
 from jungle_train import dqn
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
+from jungle_train._endgames import random_endgame
 from jungle_train._errors import CheckpointError, ConfigError
 from jungle_train._learned import DQNAgent, conv_numpy, network_numpy
 from jungle_train._metrics import read_metrics
@@ -284,6 +285,70 @@ def test_games_restart_with_the_learner_to_move_in_alternating_seats() -> None:
     legal = np.asarray(exp.position.legal)
     action = np.asarray(exp.action)
     assert np.take_along_axis(legal, action[..., None], axis=-1).all()
+
+
+def test_random_endgames_are_legal_positions_the_pure_core_agrees_on() -> None:
+    """Every drawn endgame: all pieces face up, each code at most once, 1..max pieces a
+    side (every count drawn), the given player to move; its legal mask and game end
+    equal the pure core's."""
+    env = make(DARK)
+    words = jnp.arange(300, dtype=jnp.uint32) * jnp.uint32(2654435761)
+    players = jnp.arange(300, dtype=jnp.int32) % 2
+    states = jax.jit(jax.vmap(lambda w, p: random_endgame(env, w, p, 4)))(words, players)
+    counts = set()
+    for i in range(300):
+        one = jax.tree.map(lambda a, i=i: a[i], states)
+        board = np.asarray(one.board)
+        pieces = board[board != 0]
+        assert (pieces <= 16).all() and len(set(pieces.tolist())) == len(pieces)
+        mine, theirs = int((pieces <= 8).sum()), int((pieces > 8).sum())
+        assert 1 <= mine <= 4 and 1 <= theirs <= 4
+        counts.add((mine, theirs))
+        pure = env.to_state(one)
+        assert pure.face_down_mask == 0 and pure.to_move == int(players[i])
+        assert np.flatnonzero(np.asarray(one.legal_action_mask)).tolist() == list(
+            legal_actions(pure)
+        )
+        assert bool(one.terminated) == (outcome(pure) is not None)
+    assert len(counts) == 16
+    with pytest.raises(ValueError, match="max_pieces"):
+        random_endgame(env, jnp.uint32(0), jnp.int32(0), 9)
+
+
+def test_endgame_starts_are_played_and_counted_apart() -> None:
+    """With ``endgame_starts`` some games start from a random endgame (learner to
+    move, nothing face down); their results go to the ``endgame`` metrics, so the
+    per-opponent scores count only games from the start position."""
+    config = dataclasses.replace(
+        LIGHT,
+        total_steps=8 * 2 * 150,
+        updates_per_rollout=0,
+        buffer_size=256,
+        endgame_starts=0.5,
+        endgame_pieces=2,
+    )
+    parts = dqn._Parts(config)
+    runner = parts.init(jax.random.key(5))
+    step = jax.jit(parts.round)
+    games = {name: 0 for name in ("random", "self", "endgame", "all")}
+    seen_endgame = False
+    for _ in range(config.num_rounds):
+        runner, metrics = step(runner)
+        for name in ("random", "self", "endgame"):
+            games[name] += int(metrics[f"games_{name}"])
+        games["all"] += int(metrics["episodes"])
+        assert np.array_equal(np.asarray(runner.env.current_player), np.asarray(runner.seat))
+        flagged = np.asarray(runner.endgame)
+        if flagged.any():
+            seen_endgame = True
+            # an endgame start has every piece face up (none was ever face down)
+            assert (np.asarray(runner.env.face_down_mask)[flagged] == 0).all()
+    assert seen_endgame and games["endgame"] > 0 and games["random"] > 0
+    assert games["random"] + games["self"] + games["endgame"] == games["all"]
+    line = dqn.summarize_rounds([{k: float(v) for k, v in metrics.items()}])
+    assert "score_endgame" in line or int(metrics["games_endgame"]) == 0
+    with pytest.raises(ValueError, match="endgame_starts"):
+        dataclasses.replace(LIGHT, endgame_starts=1.5)
 
 
 def test_shaping_potential_equals_the_pure_one() -> None:

@@ -306,6 +306,19 @@ def test_from_state_and_to_state_round_trip(rules: Rules) -> None:
         assert to_fen(env.to_state(env.from_state(pure))) == to_fen(pure)
 
 
+@pytest.mark.parametrize("rules", PRESETS, ids=lambda r: r.name)
+def test_from_position_inside_jit_equals_from_state(rules: Rules) -> None:
+    """The traceable constructor gives ``from_state``'s state (but ``ply`` 0) for
+    positions mid-game and finished ones, the legal mask and game end included."""
+    env = make(rules)
+    build = jax.jit(env.from_position)
+    for seed in range(6):
+        pure = random_position(rules, 30 * seed + 3, seed)
+        want = env.from_state(pure)
+        got = build(want.board, want.face_down_mask, want.current_player, want.plies_since_removal)
+        assert_equal_states(got, want.replace(ply=jnp.zeros((), jnp.int32)))
+
+
 def test_converters_reject_batches_and_other_rules() -> None:
     env = make(DARK)
     batch = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
