@@ -125,9 +125,7 @@ def _progress_for(
     already = 0
     if out is not None:
         # read one game at a time: a file of millions of games is never held whole
-        for game in iter_resumable_games(
-            out, rules, pairs, args.games, args.seed, args.max_plies
-        ):
+        for game in iter_resumable_games(out, rules, pairs, args.games, args.seed, args.max_plies):
             bar.add(game)
             already += 1
         if already:

@@ -60,7 +60,7 @@ class TrainProgress:
         filled = int(self.width * min(done, total) / total)
         train = "  ".join(
             f"{o} {line[f'score_{o}']:.2f}"
-            for o in ("random", "greedy", "self")
+            for o in ("random", "greedy", "self", "endgame")
             if f"score_{o}" in line
         )
         evals = "  ".join(f"{o} {s:.2f}" for o, s in self.eval.items())

@@ -64,10 +64,10 @@ def plot_training(run: str | os.PathLike[str], out: str | os.PathLike[str] | Non
         ax.set_title(title)
         ax.set_xlabel("learner decisions")
     ax = flat[len(_PANELS)]
-    for opp in ("random", "greedy", "self"):
+    for opp in ("random", "greedy", "self", "endgame"):
         xs, ys = series(f"score_{opp}")
         if xs:
-            ax.plot(xs, ys, label=f"vs {opp}")
+            ax.plot(xs, ys, label="endgame starts" if opp == "endgame" else f"vs {opp}")
     ax.set_title("score in training games")
     ax.set_ylim(0, 1)
     if ax.get_legend_handles_labels()[0]:

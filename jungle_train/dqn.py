@@ -29,8 +29,15 @@ in 30 minutes on a 2-core CPU: SPEC's rewards pay for stalling until the 100-ply
 (``../shared/notes/dqn-calibration.md``), so it pays for material only (±0.2·rank taken /
 lost) and charges each decision, shows the network the no-removal clock, and uses the
 convolutional network (:class:`ConvQNetwork`, dueling) against 25 % Greedy opponents.
-Further options (n-step returns, SPEC's Opp−Threat shaping, a draw penalty, self-play)
-are fields; the README says what they did in short runs.
+Further options (n-step returns, SPEC's Opp−Threat shaping, a draw penalty, self-play,
+games that start from random endgames) are fields; the README says what they did.
+
+**Endgame starts.** With ``endgame_starts`` > 0, that share of the games that finish
+restart from a random endgame (:mod:`jungle_train._endgames`: every piece face up, 1 to
+``endgame_pieces`` of each side's ranks on random squares, the learner to move) instead
+of the start position: the shipped network's draws against Greedy were mostly won
+endgames it could not convert. Their results are kept apart (``score_endgame``) so the
+per-opponent scores still describe games from the start.
 
 **Learner and opponent.** Each game has a learner seat (alternating from game to game,
 so the learner plays first in half) and an opponent fixed by its slot in the batch: the
