@@ -43,21 +43,31 @@ def _smallest(keys: jax.Array, count: jax.Array) -> jax.Array:
 
 
 def random_endgame(
-    env: JaxEnv, word: jax.Array, player: jax.Array, max_pieces: int = 5
+    env: JaxEnv,
+    word: jax.Array,
+    player: jax.Array,
+    max_pieces: int = 5,
+    max_other_pieces: int | None = None,
 ) -> JaxState:
-    """One random DARK endgame (unbatched; ``vmap`` it): each side holds between 1 and
-    ``max_pieces`` (≤ 8) of its ranks, chosen uniformly (the count uniform, then the
-    subset), all face up on distinct squares chosen uniformly; ``player`` to move; the
-    no-removal clock at 0. A drawn position that is already over (the player to move
-    has no legal action) is returned as it is; callers check ``terminated``.
+    """One random DARK endgame (unbatched; ``vmap`` it): the player to move holds
+    between 1 and ``max_pieces`` (≤ 8) of its ranks, the other player between 1 and
+    ``max_other_pieces`` (default: ``max_pieces``), chosen uniformly (the count uniform,
+    then the subset), all face up on distinct squares chosen uniformly; ``player`` to
+    move; the no-removal clock at 0. A drawn position that is already over (the player
+    to move has no legal action) is returned as it is; callers check ``terminated``.
 
     ``word: uint32[]``, ``player: int32[]`` → a :class:`JaxState`.
     """
-    if not 1 <= max_pieces <= 8:
-        raise ValueError(f"max_pieces must be in 1..8, not {max_pieces}")
+    other = max_pieces if max_other_pieces is None else max_other_pieces
+    for name, value in (("max_pieces", max_pieces), ("max_other_pieces", other)):
+        if not 1 <= value <= 8:
+            raise ValueError(f"{name} must be in 1..8, not {value}")
     n = env.num_squares
     h = hash_words(jnp.asarray(word, jnp.uint32) ^ jnp.uint32(_SALT), 2 + 16 + n)
-    counts = 1 + (h[:2] % jnp.uint32(max_pieces)).astype(jnp.int32)  # per side
+    player = jnp.asarray(player, jnp.int32)
+    mover = 1 + (h[0] % jnp.uint32(max_pieces)).astype(jnp.int32)
+    waiting = 1 + (h[1] % jnp.uint32(other)).astype(jnp.int32)
+    counts = jnp.where(player == 0, jnp.stack([mover, waiting]), jnp.stack([waiting, mover]))
     present = jnp.concatenate(
         [_smallest(h[2:10], counts[0]), _smallest(h[10:18], counts[1])]
     )  # bool[16]: player 0's ranks 1..8, then player 1's
@@ -65,4 +75,4 @@ def random_endgame(
     codes = jnp.where(present, jnp.arange(1, 17, dtype=jnp.int32), 0).astype(jnp.int8)
     board = jnp.zeros(n, jnp.int8).at[squares[:16]].set(codes)
     zero = jnp.zeros((), jnp.int32)
-    return env.from_position(board, zero, jnp.asarray(player, jnp.int32), zero)
+    return env.from_position(board, zero, player, zero)

@@ -208,7 +208,10 @@ class Config:
     (:mod:`jungle_train._endgames`: every piece face up, 1..``endgame_pieces`` a side,
     the learner to move); they count in the ``endgame`` metrics, not per opponent."""
     endgame_pieces: int = 5
-    """Most pieces a side holds in a random endgame start (1..8)."""
+    """Most pieces the learner holds in a random endgame start (1..8)."""
+    endgame_opponent_pieces: int = 5
+    """Most pieces the opponent holds in a random endgame start (1..8; fewer than
+    ``endgame_pieces`` makes most starts ones the learner should convert)."""
 
     def __post_init__(self) -> None:
         checks = [
@@ -233,6 +236,7 @@ class Config:
             (self.self_play_period >= 1, "self_play_period must be >= 1"),
             (0.0 <= self.endgame_starts <= 1.0, "endgame_starts must be in [0, 1]"),
             (1 <= self.endgame_pieces <= 8, "endgame_pieces must be in 1..8"),
+            (1 <= self.endgame_opponent_pieces <= 8, "endgame_opponent_pieces must be in 1..8"),
         ]
         for ok, message in checks:
             if not ok:
@@ -298,8 +302,11 @@ CPU_CONFIG = Config(
     phase2_epsilon=(0.2, 0.02),
     phase1_target_period=250,
     phase2_target_period=500,
-    opponents="random=0.75,greedy=0.25",
+    opponents="random=0.6,greedy=0.4",
     self_play_period=1000,
+    endgame_starts=0.5,
+    endgame_pieces=5,
+    endgame_opponent_pieces=2,
 )
 """The config of the shipped checkpoint: sized for 30 minutes on a 2-core CPU."""
 
@@ -632,7 +639,12 @@ class _Parts:
         endgame = runner.endgame
         if config.endgame_starts > 0:
             endgames = jax.vmap(
-                functools.partial(random_endgame, env, max_pieces=config.endgame_pieces)
+                functools.partial(
+                    random_endgame,
+                    env,
+                    max_pieces=config.endgame_pieces,
+                    max_other_pieces=config.endgame_opponent_pieces,
+                )
             )(words[:, 4], seat)
             endgame = coin(hash_words(words[:, 4], 1)[:, 0], jnp.float32(config.endgame_starts))
             endgame &= ~endgames.terminated

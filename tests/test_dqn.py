@@ -313,6 +313,12 @@ def test_random_endgames_are_legal_positions_the_pure_core_agrees_on() -> None:
     assert len(counts) == 16
     with pytest.raises(ValueError, match="max_pieces"):
         random_endgame(env, jnp.uint32(0), jnp.int32(0), 9)
+    # the mover's and the other side's most pieces apart: 2..5 against 1
+    uneven = jax.jit(jax.vmap(lambda w, p: random_endgame(env, w, p, 5, 1)))(words, players)
+    boards, movers = np.asarray(uneven.board), np.asarray(uneven.current_player)
+    own = np.where(movers[:, None] == 0, (boards > 0) & (boards <= 8), boards > 8).sum(axis=1)
+    other = (boards > 0).sum(axis=1) - own
+    assert (other == 1).all() and set(own.tolist()) == {1, 2, 3, 4, 5}
 
 
 def test_endgame_starts_are_played_and_counted_apart() -> None:
@@ -511,6 +517,16 @@ def test_trained_checkpoint_plays_through_the_registry(tmp_path: Path) -> None:
     assert agent.act(state, np.random.default_rng(0)) in legal_actions(state)
     with pytest.raises(CheckpointError, match="already there"):
         run_training(trainer, tmp_path / "run", steps=64)
+
+
+def test_the_shipped_checkpoint_was_made_by_the_cpu_config() -> None:
+    """The shipped ``dqn.npz`` says which named config made it, and its recorded fields
+    are that config's (so the README's one command makes it again)."""
+    ckpt = load_checkpoint(Path(dqn.__file__).parent / "checkpoints" / "dqn.npz", kind="dqn")
+    assert ckpt.meta["config_name"] == "cpu" and ckpt.meta["seed"] == 0
+    want = json.loads(json.dumps(dataclasses.asdict(dqn.CPU_CONFIG)))
+    assert dict(ckpt.config) == want
+    assert ckpt.step >= dqn.CPU_CONFIG.total_steps
 
 
 _SCRIPT = textwrap.dedent(
