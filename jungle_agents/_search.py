@@ -322,6 +322,8 @@ class Searcher(DarkFrontierSearch):
             actions = self._ordered_actions(state, tt_move)
             if not actions:  # only the CLASSIC move generator leaves this to the node
                 return self._score(stuck_outcome(state), depth)
+            if depth == 1 and self._prefetch is not None and not cfg.quiescence:
+                self._prefetch_children(state, actions)
             ab = cfg.alphabeta
             chance = self._rules_are_dark  # CLASSIC actions have no chance outcomes
             sign = 1.0 if maximizing else -1.0
@@ -354,6 +356,16 @@ class Searcher(DarkFrontierSearch):
                 flag = EXACT
             self._tt.store(state, depth, best, flag, best_action)
         return best
+
+    def _prefetch_children(self, state: State, actions: Sequence[int]) -> None:
+        """Hand every child of a frontier node (each outcome of each action) to the
+        evaluator's ``prefetch`` at once, so that one batched pass scores them."""
+        assert self._prefetch is not None
+        children = []
+        for action in actions:
+            for o in mask_outcomes(chance_mask(state, action)) or (-1,):
+                children.append(apply(state, action, o))
+        self._prefetch(children)
 
     def _action(self, state: State, action: int, depth: int, alpha: float, beta: float) -> float:
         """The value of ``action`` in ``state``: a chance node or one deterministic child."""

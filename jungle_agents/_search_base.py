@@ -17,7 +17,7 @@ over the attributes :class:`SearchBase` sets:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from jungle_agents._classic_eval import ClassicEvaluator, classic_outcome, stuck_outcome
@@ -85,6 +85,12 @@ class SearchBase:
         # the cost of one quiet ply: the share of the no-removal draw it brings closer
         self._quiet_cost = contempt / limit if limit and contempt else 0.0
         self._evaluate: Evaluate = evaluator.evaluate
+        # an evaluator may offer ``prefetch(states)``: values for many states at once (a
+        # network's batched forward pass), kept for its ``evaluate`` calls that follow;
+        # the search hands it a frontier node's children before it scores them one by one
+        self._prefetch: Callable[[Sequence[State]], None] | None = getattr(
+            evaluator, "prefetch", None
+        )
         if self._quiet_cost:
             self._evaluate = self._counting_quiet_plies(evaluator.evaluate)
         # CLASSIC without repetition bans: the evaluator's own move generator and game-end

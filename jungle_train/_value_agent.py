@@ -141,6 +141,18 @@ class SearchValue:
             found = self._cache[state] = v if state.to_move == self.player else -v
         return found
 
+    def prefetch(self, states: Sequence[State]) -> None:
+        """Evaluate the states not yet cached in one batched forward pass and cache them
+        (the search calls this with a frontier node's children)."""
+        todo = list({s: None for s in states if s not in self._cache})
+        if not todo:
+            return
+        if len(self._cache) + len(todo) > 500_000:
+            self._cache.clear()
+        values = self.network.evaluate(todo) * self.scale
+        for state, v in zip(todo, values.tolist(), strict=True):
+            self._cache[state] = v if state.to_move == self.player else -v
+
     def max_ply_change(self) -> float:
         """The network's values span ``[-scale, scale]``: one ply changes at most ``2·scale``."""
         return 2.0 * self.scale

@@ -162,6 +162,31 @@ def test_the_agent_registry_loads_no_jax() -> None:
     assert run.returncode == 0, run.stderr[-2000:]
 
 
+def test_the_frontier_batches_the_networks_evaluations_without_changing_the_search() -> None:
+    """With ``eval=value`` a frontier node hands all its children to the network in one
+    batched pass (``SearchValue.prefetch``); the search's action and node count are
+    those of evaluating the leaves one at a time, its value equal to float32 rounding (a
+    batched matrix product rounds differently)."""
+    s = from_fen("8/2e5/8/3D1w2/8/1R3l2/8 0 0 0 - -", DARK)
+    results = []
+    for batched in (True, False):
+        searcher = make_agent("minimax:depth=2,eval=value", DARK).searcher(0)
+        evaluator = searcher.evaluator
+        assert isinstance(evaluator, SearchValue)
+        evaluator._cache.clear()
+        searcher._prefetch = evaluator.prefetch if batched else None
+        info = searcher.search(s, np.random.default_rng(0))
+        results.append((info.action, info.value, info.nodes))
+    assert results[0][0::2] == results[1][0::2]
+    assert results[0][1] == pytest.approx(results[1][1], rel=1e-6)
+    ev = SearchValue(DARK, 0)
+    children = [new_game(), s]
+    ev.prefetch(children)
+    assert set(ev._cache) == set(children)
+    assert ev.evaluate(s) == ev._cache[s]
+    assert ev.evaluate(s) == pytest.approx(-SearchValue(DARK, 1).evaluate(s), rel=1e-6)
+
+
 def test_minimax_with_the_value_network_at_its_leaves(tmp_path: Path) -> None:
     agent = make_agent("minimax:depth=2,eval=value", DARK)
     assert agent.name == "minimax:depth=2,eval=value"
