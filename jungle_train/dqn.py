@@ -28,16 +28,18 @@ synced more often in phase 1), against random opponents. :data:`CPU_CONFIG` is w
 in 30 minutes on a 2-core CPU: SPEC's rewards pay for stalling until the 100-ply draw
 (``../shared/notes/dqn-calibration.md``), so it pays for material only (±0.2·rank taken /
 lost) and charges each decision, shows the network the no-removal clock, and uses the
-convolutional network (:class:`ConvQNetwork`, dueling) against 25 % Greedy opponents.
-Further options (n-step returns, SPEC's Opp−Threat shaping, a draw penalty, self-play,
-games that start from random endgames) are fields; the README says what they did.
+convolutional network (:class:`ConvQNetwork`, dueling) against 40 % Greedy opponents,
+with half of the games after the first starting from random endgames (below). Further
+options (n-step returns, SPEC's Opp−Threat shaping, a draw penalty, self-play) are
+fields; the README says what they did.
 
 **Endgame starts.** With ``endgame_starts`` > 0, that share of the games that finish
 restart from a random endgame (:mod:`jungle_train._endgames`: every piece face up, 1 to
-``endgame_pieces`` of each side's ranks on random squares, the learner to move) instead
-of the start position: the shipped network's draws against Greedy were mostly won
-endgames it could not convert. Their results are kept apart (``score_endgame``) so the
-per-opponent scores still describe games from the start.
+``endgame_pieces`` of the learner's ranks and 1 to ``endgame_opponent_pieces`` of the
+opponent's on random squares, the learner to move) instead of the start position: the
+first shipped network's draws against Greedy were mostly won endgames it could not
+convert. Their results are kept apart (``score_endgame``) so the per-opponent scores
+still describe games from the start.
 
 **Learner and opponent.** Each game has a learner seat (alternating from game to game,
 so the learner plays first in half) and an opponent fixed by its slot in the batch: the
@@ -205,8 +207,8 @@ class Config:
     """Updates between refreshes of the frozen self-play copy."""
     endgame_starts: float = 0.0
     """Share of the games that start from a random endgame instead of the start
-    (:mod:`jungle_train._endgames`: every piece face up, 1..``endgame_pieces`` a side,
-    the learner to move); they count in the ``endgame`` metrics, not per opponent."""
+    (:mod:`jungle_train._endgames`: every piece face up, the learner to move); they
+    count in the ``endgame`` metrics, not per opponent."""
     endgame_pieces: int = 5
     """Most pieces the learner holds in a random endgame start (1..8)."""
     endgame_opponent_pieces: int = 5
