@@ -33,9 +33,39 @@ from typing import Any, TypeVar
 
 from jungle_train._errors import ConfigError
 
-__all__ = ["config_diff", "config_from_mapping", "config_to_json", "load_config"]
+__all__ = ["RoundSchedule", "config_diff", "config_from_mapping", "config_to_json", "load_config"]
 
 C = TypeVar("C")
+
+
+class RoundSchedule:
+    """The derived round counts of a jitted trainer's config (a base class of the DQN,
+    value-network and AlphaZero configs): ``num_envs`` games play ``rollout_length``
+    decisions a round, and a run of ``total_steps`` decisions has ``num_rounds`` rounds.
+    The fields themselves stay on the dataclass (annotations here are not fields).
+
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Run(RoundSchedule):
+    ...     total_steps: int = 100
+    ...     num_envs: int = 8
+    ...     rollout_length: int = 4
+    >>> Run().steps_per_round, Run().num_rounds
+    (32, 4)
+    """
+
+    total_steps: int
+    num_envs: int
+    rollout_length: int
+
+    @property
+    def steps_per_round(self) -> int:
+        """Decisions per round: ``num_envs * rollout_length``."""
+        return self.num_envs * self.rollout_length
+
+    @property
+    def num_rounds(self) -> int:
+        """Rounds in a full run: ``total_steps / steps_per_round``, rounded up."""
+        return max(1, math.ceil(self.total_steps / self.steps_per_round))
 
 
 def _coerce(kind: Any, value: Any, where: str) -> Any:

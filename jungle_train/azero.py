@@ -86,7 +86,7 @@ from jungle_train._azero_net import (
 )
 from jungle_train._azero_search import SearchConfig, make_search, step_result
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
-from jungle_train._config import config_to_json
+from jungle_train._config import RoundSchedule, config_to_json
 from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
 from jungle_train._sampling import uniform_legal
 
@@ -106,7 +106,7 @@ KIND = "azero"
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(RoundSchedule):
     """An AlphaZero run. The defaults are plain AlphaZero on DARK (no hand-made value,
     results-only targets); :data:`CPU_CONFIG` is the measured CPU run."""
 
@@ -212,16 +212,6 @@ class Config:
             if not ok:
                 raise ValueError(f"azero config: {message}")
         self.search_config(self_play=True)  # validates the search fields
-
-    @property
-    def steps_per_round(self) -> int:
-        """Self-play decisions per round: ``num_envs * rollout_length``."""
-        return self.num_envs * self.rollout_length
-
-    @property
-    def num_rounds(self) -> int:
-        """Rounds in a full run: ``total_steps / steps_per_round``, rounded up."""
-        return max(1, math.ceil(self.total_steps / self.steps_per_round))
 
     @property
     def rule_set(self) -> Rules:

@@ -86,7 +86,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
 from typing import Any, NamedTuple
 
 import flashbax
@@ -101,6 +100,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from jungle_core import DARK, Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._board import potential, present, removed_ranks
+from jungle_train._config import RoundSchedule
 from jungle_train._endgames import random_endgame
 from jungle_train._jax_greedy import JaxGreedy
 from jungle_train._jax_trainer import JaxRoundTrainer
@@ -122,7 +122,7 @@ KIND = "dqn"
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(RoundSchedule):
     """A DQN run. Defaults are SPEC §7's (:data:`SPEC_CONFIG`)."""
 
     total_steps: int = 20_000_000
@@ -244,16 +244,6 @@ class Config:
             if not ok:
                 raise ValueError(f"DQN config: {message}")
         parse_mix(self.opponents)
-
-    @property
-    def steps_per_round(self) -> int:
-        """Learner decisions per round: ``num_envs * rollout_length``."""
-        return self.num_envs * self.rollout_length
-
-    @property
-    def num_rounds(self) -> int:
-        """Rounds in a full run: ``total_steps / steps_per_round``, rounded up."""
-        return max(1, math.ceil(self.total_steps / self.steps_per_round))
 
     @property
     def observation_size(self) -> int:

@@ -32,7 +32,6 @@ expectimax on the network) and ``minimax:eval=value`` (the network at the leaves
 from __future__ import annotations
 
 import dataclasses
-import math
 from typing import Any, NamedTuple
 
 import jax
@@ -42,6 +41,7 @@ import optax
 
 from jungle_core import DARK
 from jungle_core.jax_env import JaxEnv, JaxState, make
+from jungle_train._config import RoundSchedule
 from jungle_train._errors import ConfigError
 from jungle_train._jax_greedy import JaxGreedy
 from jungle_train._jax_trainer import JaxRoundTrainer
@@ -54,7 +54,7 @@ KIND = "value"
 
 
 @dataclasses.dataclass(frozen=True)
-class Config:
+class Config(RoundSchedule):
     """The value network's training run (DARK)."""
 
     num_envs: int = 256
@@ -95,16 +95,6 @@ class Config:
             raise ConfigError(f"td_lambda must be in [0, 1], not {self.td_lambda}")
         if self.batch_size < 1 or self.updates_per_round < 0 or self.total_steps < 1:
             raise ConfigError("batch_size, total_steps must be >= 1, updates_per_round >= 0")
-
-    @property
-    def steps_per_round(self) -> int:
-        """Plies played per round."""
-        return self.num_envs * self.rollout_length
-
-    @property
-    def rounds(self) -> int:
-        """Rounds of a whole run."""
-        return max(1, math.ceil(self.total_steps / self.steps_per_round))
 
 
 CONFIGS = {
@@ -282,14 +272,14 @@ class _Parts:
 
 
 def make_train(config: Config) -> Any:
-    """``train(key) -> (runner, metrics)``: the whole run (``config.rounds`` rounds) as one
+    """``train(key) -> (runner, metrics)``: the whole run (``config.num_rounds`` rounds) as one
     jitted function; ``metrics`` holds one entry per round (``float32[rounds]``)."""
     parts = _Parts(config)
 
     @jax.jit
     def train(key: jax.Array) -> tuple[Runner, dict[str, jax.Array]]:
         runner = parts.init(key)
-        return jax.lax.scan(lambda r, _: parts.round(r), runner, None, length=config.rounds)
+        return jax.lax.scan(lambda r, _: parts.round(r), runner, None, length=config.num_rounds)
 
     return train
 
