@@ -35,6 +35,7 @@ import numpy as np
 from jungle_core import DARK
 from jungle_core.jax_env import make
 from jungle_train import dqn
+from jungle_train._learned import extra_inputs
 from jungle_train._sampling import uniform_legal
 
 
@@ -64,14 +65,11 @@ def python_loop(config: dqn.Config, opponent: str, seconds: float) -> float:
     replay: list[tuple[Any, ...]] = []
     obs, _ = env.reset(seed=0)
     rng = np.random.default_rng(0)
-    clock = config.observation == "spec+clock"
 
     def features(o: dict[str, Any]) -> np.ndarray[Any, Any]:
-        x = o["observation"].reshape(-1)
-        if clock:
-            state = env.unwrapped.jungle_state
-            x = np.concatenate([x, [state.plies_since_removal / 100]])
-        return x[None].astype(np.float32)
+        # the clock and planes the config's observation adds, as the agent computes them
+        extra = extra_inputs(env.unwrapped.jungle_state, config.observation)
+        return np.concatenate([o["observation"].reshape(-1), extra])[None].astype(np.float32)
 
     x = features(obs)
     forward(params, x).block_until_ready()

@@ -8,6 +8,7 @@ plays that checkpoint (a file written by ``jungle train ... --out DIR``: ``DIR/a
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from jungle_core import Rules, State, legal_action_mask, new_game, observation
+from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._errors import CheckpointError
 
@@ -77,16 +79,135 @@ def coordinate_planes(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
     return np.stack([r, c], axis=-1).astype(np.float32)
 
 
+FIELD_PLANES = 8
+"""Planes of the ``fields`` part of an observation: one per rank of the opponent."""
+BATTLE_PLANES = 4
+"""Planes of the ``battles`` part of an observation: one per move direction."""
+OBSERVATIONS = {
+    "spec": (False, 0),
+    "spec+clock": (True, 0),
+    "spec+clock+fields": (True, FIELD_PLANES),
+    "spec+clock+fields+battles": (True, FIELD_PLANES + BATTLE_PLANES),
+}
+"""The DQN's observations: name → ``(the clock scalar?, per-square planes)``, after
+SPEC §6's 336 floats."""
+
+
+@functools.cache
+def field_table(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
+    """``float32[squares, squares]``: ``1 / (1 + Manhattan distance)`` between squares.
+
+    >>> field_table()[0, [0, 1, 9]].tolist()
+    [1.0, 0.5, 0.3333333432674408]
+    """
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    dist = np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])
+    table: np.ndarray[Any, Any] = (1.0 / (1.0 + dist)).astype(np.float32)
+    return table
+
+
+def enemy_fields(state: State) -> np.ndarray[Any, Any]:
+    """``float32[squares * 8]``: the DQN's ``fields`` planes for the player to move,
+    square-major (index ``sq * 8 + rank - 1``): for each rank of the opponent, ``1 / (1 +
+    Manhattan distance)`` from the square to that piece while it is face up on the
+    board, else 0. A convolution reads at each square how near every enemy rank is, and
+    in which direction it gets nearer, however far away it stands (DARK; the JAX twin is
+    ``jungle_train.dqn.enemy_fields``).
+
+    >>> from jungle_core import from_fen
+    >>> f = enemy_fields(from_fen("8/8/8/8/8/8/T1e5 0 0 0 - -")).reshape(56, 8)
+    >>> f[0, 7].item(), f[2, 7].item(), f[0, 0].item()   # the enemy Elephant on c1
+    (0.3333333432674408, 1.0, 0.0)
+    """
+    rows, cols = state.rules.rows, state.rules.cols
+    table = field_table(rows, cols)
+    out = np.zeros((rows * cols, FIELD_PLANES), np.float32)
+    lo = (1 - state.to_move) * 8
+    for sq, code in enumerate(state.board):
+        if lo < code <= lo + 8:
+            out[:, code - lo - 1] = table[:, sq]
+    return out.reshape(-1)
+
+
+@functools.cache
+def battle_table(rules: Rules) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """``(neighbour int32[squares, 4] (-1 off the board), value float32[codes, codes])``:
+    ``value[p, q]`` is what face-up ``p`` moving onto face-up ``q`` does for the mover:
+    1 it takes, 0.5 both are removed, -1 it is removed, 0 otherwise (no battle).
+
+    >>> from jungle_core import DARK
+    >>> _, value = battle_table(DARK)
+    >>> value[8, 10].item(), value[8, 16].item(), value[8, 9].item()  # Elephant onto Dog, E, Rat
+    (1.0, 0.5, -1.0)
+    """
+    t = tables(rules)
+    neighbour = np.asarray(t.step, np.int32).reshape(-1, 4)
+    codes = {BattleResult.TAKE: 1.0, BattleResult.BOTH: 0.5, BattleResult.LOSE: -1.0}
+    battle = np.asarray(t.battle).reshape(NUM_CODES, NUM_CODES)
+    value = np.vectorize(lambda r: codes.get(int(r), 0.0))(battle).astype(np.float32)
+    return neighbour, value
+
+
+def battle_planes(state: State) -> np.ndarray[Any, Any]:
+    """``float32[squares * 4]``: the DQN's ``battles`` planes for the player to move,
+    square-major (index ``sq * 4 + d``): for each of the mover's face-up pieces and each
+    direction, what moving onto the face-up enemy there does (:func:`battle_table`'s
+    values; 0 for an empty, face-down or own square). The network reads a move's
+    immediate result at the square it starts from, instead of inferring the capture rule
+    (an Elephant never takes a Rat) from rank / 8 (the JAX twin is
+    ``jungle_train.dqn.battle_planes``).
+
+    >>> from jungle_core import from_fen
+    >>> battle_planes(from_fen("8/8/8/8/8/8/Er6 0 0 0 - -")).reshape(56, 4)[0].tolist()
+    [0.0, 0.0, 0.0, -1.0]
+    """
+    neighbour, value = battle_table(state.rules)
+    board = np.asarray(state.board, np.int64)
+    lo = state.to_move * 8
+    mine = (board > lo) & (board <= lo + 8)
+    target = np.where(neighbour >= 0, board[neighbour], 0)
+    planes = np.where(mine[:, None], value[board[:, None], target], 0.0).astype(np.float32)
+    return planes.reshape(-1)
+
+
+def extra_inputs(state: State, observation_name: str) -> np.ndarray[Any, Any]:
+    """``float32[k]``: what an observation adds after SPEC §6's 336 floats (the clock,
+    then the per-square planes, square-major), for the player to move.
+
+    >>> from jungle_core import new_game
+    >>> [extra_inputs(new_game(), name).shape[0] for name in OBSERVATIONS]
+    [0, 1, 449, 673]
+    """
+    clock, planes = OBSERVATIONS[observation_name]
+    parts = []
+    if clock:
+        parts.append(np.array([state.plies_since_removal / state.rules.no_removal_limit]))
+    if planes:
+        squares = state.rules.rows * state.rules.cols
+        per_square = [enemy_fields(state).reshape(squares, FIELD_PLANES)]
+        if planes > FIELD_PLANES:
+            per_square.append(battle_planes(state).reshape(squares, BATTLE_PLANES))
+        parts.append(np.concatenate(per_square, axis=-1).reshape(-1))
+    return np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
+
+
 def conv_numpy(
-    params: dict[str, Any], x: np.ndarray[Any, Any], rows: int = 7, cols: int = 8
+    params: dict[str, Any],
+    x: np.ndarray[Any, Any],
+    rows: int = 7,
+    cols: int = 8,
+    field_planes: int = 0,
 ) -> np.ndarray[Any, Any]:
     """``jungle_train.dqn.ConvQNetwork``'s forward pass in numpy: ``float32[obs]`` →
-    ``float32[280]`` (one position)."""
+    ``float32[280]`` (one position); the last ``field_planes * squares`` floats are
+    per-square planes (square-major)."""
     squares = rows * cols
     x = np.asarray(x, np.float32)
     board = x[: squares * 6].reshape(rows, cols, 6)
-    extra = np.broadcast_to(x[squares * 6 :], (rows, cols, x.shape[0] - squares * 6))
-    h = np.concatenate([board, extra, coordinate_planes(rows, cols)], axis=-1)
+    fields = x[x.shape[0] - field_planes * squares :].reshape(rows, cols, field_planes)
+    scalars = x[squares * 6 : x.shape[0] - field_planes * squares]
+    extra = np.broadcast_to(scalars, (rows, cols, scalars.shape[0]))
+    h = np.concatenate([board, extra, fields, coordinate_planes(rows, cols)], axis=-1)
     convs = sorted(
         (n for n in params if n.startswith("ShiftConv_")), key=lambda n: int(n.rsplit("_", 1)[-1])
     )
@@ -155,7 +276,10 @@ class DQNAgent:
         self.config = dict(ckpt.config)
         self.step = ckpt.step
         self.params = arrays_to_params(ckpt.arrays, source, "DQN")
-        self.clock = self.config.get("observation") == "spec+clock"
+        self.observation = str(self.config.get("observation", "spec"))
+        if self.observation not in OBSERVATIONS:
+            raise CheckpointError(f"{source}: unknown observation {self.observation!r}")
+        self.planes = OBSERVATIONS[self.observation][1]
         self.conv = self.config.get("network", "mlp") == "conv"
         try:
             self.q_values(new_game(rules))  # the shapes fit the config
@@ -167,11 +291,11 @@ class DQNAgent:
     def q_values(self, state: State) -> np.ndarray[Any, Any]:
         """``float32[280]``: the network's action values for the player to move."""
         obs = observation(state).reshape(-1)
-        if self.clock:
-            clock = np.float32(state.plies_since_removal / state.rules.no_removal_limit)
-            obs = np.concatenate([obs, np.array([clock], np.float32)])
+        obs = np.concatenate([obs, extra_inputs(state, self.observation)])
         values: np.ndarray[Any, Any] = (
-            conv_numpy(self.params, obs) if self.conv else network_numpy(self.params, obs)
+            conv_numpy(self.params, obs, field_planes=self.planes)
+            if self.conv
+            else network_numpy(self.params, obs)
         )
         return values
 

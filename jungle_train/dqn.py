@@ -27,11 +27,22 @@ Greedy heuristic's action, ε 0.9 → 0.02; then uniformly random, ε 0.5 → 0.
 synced more often in phase 1), against random opponents. :data:`CPU_CONFIG` is what learned
 in 30 minutes on a 2-core CPU: SPEC's rewards pay for stalling until the 100-ply draw
 (``../shared/notes/dqn-calibration.md``), so it pays for material only (±0.2·rank taken /
-lost) and charges each decision, shows the network the no-removal clock, and uses the
-convolutional network (:class:`ConvQNetwork`, dueling) against 40 % Greedy opponents,
-with half of the games after the first starting from random endgames (below). Further
-options (n-step returns, SPEC's Opp−Threat shaping, a draw penalty, self-play) are
-fields; the README says what they did.
+lost) and charges each decision, shows the network the no-removal clock and two kinds
+of per-square planes (below), and uses the convolutional network (:class:`ConvQNetwork`,
+dueling) against 40 % Greedy opponents, with half of the games after the first starting
+from random endgames (below). Further options (n-step returns, SPEC's Opp−Threat
+shaping, a draw penalty, self-play) are fields; the README says what they did.
+
+**Observation planes.** SPEC §6's observation says what is on each square, but a 3×3
+convolution sees only its neighbourhood and reads ranks as rank / 8, leaving the capture
+rule's exception (an Elephant never takes a Rat) to be inferred. ``observation =
+"spec+clock+fields"`` adds, for each rank of the opponent, a plane of ``1 / (1 +
+Manhattan distance)`` to that piece (:func:`enemy_fields`): every square reads how near
+each enemy is and which way it gets nearer. ``"spec+clock+fields+battles"`` adds, for
+each of the mover's face-up pieces and each direction, what moving onto the enemy there
+does (:func:`battle_planes`: takes, both removed, or the mover removed). Both are
+computed from the position alone (the numpy twins in :mod:`jungle_train._learned` play
+the checkpoint without JAX).
 
 **Endgame starts.** With ``endgame_starts`` > 0, that share of the games that finish
 restart from a random endgame (:mod:`jungle_train._endgames`: every piece face up, 1 to
@@ -104,7 +115,14 @@ from jungle_train._config import RoundSchedule
 from jungle_train._endgames import random_endgame
 from jungle_train._jax_greedy import JaxGreedy
 from jungle_train._jax_trainer import JaxRoundTrainer
-from jungle_train._learned import DQNAgent
+from jungle_train._learned import (
+    BATTLE_PLANES,
+    FIELD_PLANES,
+    OBSERVATIONS,
+    DQNAgent,
+    battle_table,
+    field_table,
+)
 from jungle_train._opponents import parse_mix
 from jungle_train._qnets import ConvQNetwork, QNetwork
 from jungle_train._sampling import best_action, coin, hash_words, uniform_legal
@@ -115,6 +133,8 @@ __all__ = [
     "Config",
     "DQNTrainer",
     "QNetwork",
+    "battle_planes",
+    "enemy_fields",
     "make_train",
 ]
 
@@ -147,7 +167,9 @@ class Config(RoundSchedule):
     dueling: bool = False
     """Dueling head for the convolutional network (a state value plus advantages)."""
     observation: str = "spec"
-    """``"spec"``: SPEC §6's 336 floats; ``"spec+clock"``: plus plies since a removal / 100."""
+    """``"spec"``: SPEC §6's 336 floats; ``"spec+clock"``: plus plies since a removal /
+    100; ``"spec+clock+fields"``: plus 8 planes of 56 floats (:func:`enemy_fields`);
+    ``"spec+clock+fields+battles"``: plus 4 more (:func:`battle_planes`)."""
     learning_rate: float = 1e-4
     """Adam's learning rate."""
     gamma: float = 0.99
@@ -223,7 +245,7 @@ class Config(RoundSchedule):
             (self.updates_per_rollout >= 0, "updates_per_rollout must be >= 0"),
             (len(self.hidden) >= 1 and min(self.hidden) >= 1, "hidden needs widths >= 1"),
             (0.0 <= self.dropout < 1.0, "dropout must be in [0, 1)"),
-            (self.observation in ("spec", "spec+clock"), "observation must be spec|spec+clock"),
+            (self.observation in OBSERVATIONS, f"observation must be one of {list(OBSERVATIONS)}"),
             (self.network in ("mlp", "conv"), "network must be mlp|conv"),
             (self.channels >= 1 and self.conv_layers >= 1, "channels and conv_layers must be >= 1"),
             (0.0 < self.gamma <= 1.0, "gamma must be in (0, 1]"),
@@ -247,8 +269,9 @@ class Config(RoundSchedule):
 
     @property
     def observation_size(self) -> int:
-        """Inputs of the network: 336, or 337 with the clock."""
-        return 336 + (1 if self.observation == "spec+clock" else 0)
+        """Inputs of the network: 336, plus the clock and the per-square planes."""
+        clock, planes = OBSERVATIONS[self.observation]
+        return 336 + (1 if clock else 0) + planes * 56
 
     @property
     def opponent_slots(self) -> tuple[int, int, int]:
@@ -265,7 +288,7 @@ SPEC_CONFIG = Config()
 """SPEC §7's DQN as written (reproducible; measured not to learn in 30 CPU minutes)."""
 
 CPU_CONFIG = Config(
-    total_steps=12_000_000,
+    total_steps=11_000_000,
     num_envs=256,
     rollout_length=4,
     updates_per_rollout=4,
@@ -274,7 +297,7 @@ CPU_CONFIG = Config(
     conv_layers=3,
     dueling=True,
     dropout=0.0,
-    observation="spec+clock",
+    observation="spec+clock+fields+battles",
     learning_rate=3e-4,
     gamma=0.99,
     n_step=1,
@@ -312,7 +335,10 @@ CONFIGS = {"spec": SPEC_CONFIG, "cpu": CPU_CONFIG}
 def make_network(config: Config) -> nn.Module:
     """The config's Q-network (:class:`QNetwork` or :class:`ConvQNetwork`)."""
     if config.network == "conv":
-        return ConvQNetwork(config.channels, config.conv_layers, config.dueling)
+        planes = OBSERVATIONS[config.observation][1]
+        return ConvQNetwork(
+            config.channels, config.conv_layers, config.dueling, field_planes=planes
+        )
     return QNetwork(config.hidden, config.dropout)
 
 
@@ -322,11 +348,62 @@ def make_network(config: Config) -> nn.Module:
 def observe(env: JaxEnv, config: Config, state: JaxState) -> jax.Array:
     """``float32[obs]``: the learner's input for one position (SPEC §6's 336 floats for
     the player to move, then the clock with ``spec+clock``)."""
-    obs = env.observe(state).reshape(-1)
-    if config.observation == "spec+clock":
-        clock = state.plies_since_removal.astype(jnp.float32) / env.rules.no_removal_limit
-        obs = jnp.concatenate([obs, clock[None]])
-    return obs
+    clock, planes = OBSERVATIONS[config.observation]
+    parts = [env.observe(state).reshape(-1)]
+    if clock:
+        since = state.plies_since_removal.astype(jnp.float32) / env.rules.no_removal_limit
+        parts.append(since[None])
+    if planes:
+        squares = env.num_squares
+        per_square = [enemy_fields(env, state).reshape(squares, FIELD_PLANES)]
+        if planes > FIELD_PLANES:
+            per_square.append(battle_planes(env, state).reshape(squares, BATTLE_PLANES))
+        parts.append(jnp.concatenate(per_square, axis=-1).reshape(-1))
+    return jnp.concatenate(parts)
+
+
+def battle_planes(env: JaxEnv, state: JaxState) -> jax.Array:
+    """``float32[squares * 4]``: for each face-up piece of the player to move and each
+    direction, what moving onto the face-up enemy there does (1 takes, 0.5 both removed,
+    -1 the mover removed, 0 no battle; square-major). Equal to the numpy
+    :func:`jungle_train._learned.battle_planes`, which documents why.
+
+    >>> from jungle_core import from_fen
+    >>> from jungle_core.jax_env import make
+    >>> env = make()
+    >>> s = env.from_state(from_fen("8/8/8/8/8/8/Er6 0 0 0 - -"))
+    >>> battle_planes(env, s).reshape(56, 4)[0].tolist()
+    [0.0, 0.0, 0.0, -1.0]
+    """
+    neighbour, value = battle_table(env.rules)
+    board = state.board.astype(jnp.int32)
+    lo = state.current_player * 8
+    mine = (board > lo) & (board <= lo + 8)
+    target = jnp.where(jnp.asarray(neighbour) >= 0, board[jnp.asarray(neighbour)], 0)
+    planes = jnp.where(mine[:, None], jnp.asarray(value)[board[:, None], target], 0.0)
+    return planes.reshape(-1)
+
+
+def enemy_fields(env: JaxEnv, state: JaxState) -> jax.Array:
+    """``float32[squares * 8]``: for each square and each rank of the opponent of the
+    player to move, ``1 / (1 + Manhattan distance)`` to that piece while it is face up on
+    the board, else 0 (square-major). Equal to the numpy
+    :func:`jungle_train._learned.enemy_fields`, which documents why.
+
+    >>> from jungle_core import from_fen
+    >>> from jungle_core.jax_env import make
+    >>> env = make()
+    >>> s = env.from_state(from_fen("8/8/8/8/8/8/T1e5 0 0 0 - -"))
+    >>> float(enemy_fields(env, s).reshape(56, 8)[2, 7])
+    1.0
+    """
+    board = state.board.astype(jnp.int32)
+    codes = (1 - state.current_player) * 8 + jnp.arange(1, FIELD_PLANES + 1, dtype=jnp.int32)
+    hit = board[:, None] == codes[None, :]  # bool[squares, 8]
+    where = jnp.argmax(hit, axis=0)  # int[8]: the square of each enemy rank
+    table = jnp.asarray(field_table(env.rules.rows, env.rules.cols))
+    fields = jnp.where(jnp.any(hit, axis=0)[None, :], table[:, where], 0.0)
+    return fields.reshape(-1)
 
 
 class Position(NamedTuple):

@@ -28,7 +28,13 @@ from jungle_train import dqn
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._endgames import random_endgame
 from jungle_train._errors import CheckpointError, ConfigError
-from jungle_train._learned import DQNAgent, conv_numpy, network_numpy
+from jungle_train._learned import (
+    DQNAgent,
+    conv_numpy,
+    enemy_fields,
+    extra_inputs,
+    network_numpy,
+)
 from jungle_train._metrics import read_metrics
 from jungle_train._run import run_training
 from jungle_train._sampling import best_action, coin, uniform_legal
@@ -230,6 +236,40 @@ def test_numpy_forward_equals_the_conv_network(dueling: bool) -> None:
     ]
     far_square = 55  # more than two conv layers away from square 20
     assert near[far_square] == pytest.approx(near[54], abs=1e-6)  # both see only the context
+
+
+def test_the_planes_observations_equal_their_numpy_twins() -> None:
+    """``spec+clock+fields(+battles)``: the JAX observation equals the numpy one the
+    agent plays with along random games, and the conv network reading it equals its
+    numpy forward pass."""
+    env = make(DARK)
+    name = "spec+clock+fields+battles"
+    config = dataclasses.replace(TINY, network="conv", channels=8, conv_layers=2, observation=name)
+    assert config.observation_size == 337 + 12 * 56
+    observe = jax.jit(lambda s: dqn.observe(env, config, s))
+    rng = np.random.default_rng(3)
+    fields_seen = battles_seen = 0
+    for game in range(3):
+        state = new_game(DARK, seed=game)
+        while outcome(state) is None and state.ply < 120:
+            extra = extra_inputs(state, name)
+            expected = np.concatenate([observation(state).reshape(-1), extra])
+            got = np.asarray(observe(env.from_state(state)))
+            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+            planes = extra[1:].reshape(56, 12)
+            fields_seen += int(np.count_nonzero(planes[:, :8].max(axis=0)))
+            battles_seen += int(np.count_nonzero(planes[:, 8:]))
+            assert np.array_equal(planes[:, :8].reshape(-1), enemy_fields(state))
+            actions = legal_actions(state)
+            state = step(state, actions[int(rng.integers(len(actions)))], rng)
+    assert fields_seen > 500 and battles_seen > 20  # both parts carry information
+    net = dqn.make_network(config)
+    x = np.random.default_rng(2).random((2, config.observation_size)).astype(np.float32)
+    params = net.init(jax.random.key(0), jnp.asarray(x))
+    got = np.stack(
+        [conv_numpy(jax.device_get(params["params"]), row, field_planes=12) for row in x]
+    )
+    np.testing.assert_allclose(got, np.asarray(net.apply(params, x)), rtol=1e-5, atol=1e-5)
 
 
 # ----------------------------------------------------------------------- rewards
@@ -517,6 +557,11 @@ def test_trained_checkpoint_plays_through_the_registry(tmp_path: Path) -> None:
     assert agent.act(state, np.random.default_rng(0)) in legal_actions(state)
     with pytest.raises(CheckpointError, match="already there"):
         run_training(trainer, tmp_path / "run", steps=64)
+    ckpt = load_checkpoint(tmp_path / "run" / "agent.npz", kind="dqn")
+    bogus = {**ckpt.config, "observation": "spec+smell"}
+    save_checkpoint(tmp_path / "bogus.npz", ckpt.arrays, kind="dqn", config=bogus, step=ckpt.step)
+    with pytest.raises(CheckpointError, match=r"bogus\.npz: unknown observation 'spec\+smell'"):
+        DQNAgent(DARK, str(tmp_path / "bogus.npz"))
 
 
 def test_the_shipped_checkpoint_was_made_by_the_cpu_config() -> None:
