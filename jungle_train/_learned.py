@@ -196,18 +196,18 @@ def conv_numpy(
     x: np.ndarray[Any, Any],
     rows: int = 7,
     cols: int = 8,
-    field_planes: int = 0,
+    square_planes: int = 0,
 ) -> np.ndarray[Any, Any]:
     """``jungle_train.dqn.ConvQNetwork``'s forward pass in numpy: ``float32[obs]`` →
-    ``float32[280]`` (one position); the last ``field_planes * squares`` floats are
+    ``float32[280]`` (one position); the last ``square_planes * squares`` floats are
     per-square planes (square-major)."""
     squares = rows * cols
     x = np.asarray(x, np.float32)
     board = x[: squares * 6].reshape(rows, cols, 6)
-    fields = x[x.shape[0] - field_planes * squares :].reshape(rows, cols, field_planes)
-    scalars = x[squares * 6 : x.shape[0] - field_planes * squares]
+    per_square = x[x.shape[0] - square_planes * squares :].reshape(rows, cols, square_planes)
+    scalars = x[squares * 6 : x.shape[0] - square_planes * squares]
     extra = np.broadcast_to(scalars, (rows, cols, scalars.shape[0]))
-    h = np.concatenate([board, extra, fields, coordinate_planes(rows, cols)], axis=-1)
+    h = np.concatenate([board, extra, per_square, coordinate_planes(rows, cols)], axis=-1)
     convs = sorted(
         (n for n in params if n.startswith("ShiftConv_")), key=lambda n: int(n.rsplit("_", 1)[-1])
     )
@@ -293,7 +293,7 @@ class DQNAgent:
         obs = observation(state).reshape(-1)
         obs = np.concatenate([obs, extra_inputs(state, self.observation)])
         values: np.ndarray[Any, Any] = (
-            conv_numpy(self.params, obs, field_planes=self.planes)
+            conv_numpy(self.params, obs, square_planes=self.planes)
             if self.conv
             else network_numpy(self.params, obs)
         )

@@ -56,34 +56,35 @@ class ShiftConv(nn.Module):
         return out
 
 
-def board_planes(x: jax.Array, rows: int, cols: int, field_planes: int = 0) -> jax.Array:
+def board_planes(x: jax.Array, rows: int, cols: int, square_planes: int = 0) -> jax.Array:
     """The convolutional networks' input: ``float32[..., obs]`` (the observation's six
-    board planes, then extra scalars such as the clock, then ``field_planes`` per-square
+    board planes, then extra scalars such as the clock, then ``square_planes`` per-square
     planes, square-major) → ``float32[..., rows, cols, C]`` (the six planes, each scalar
-    broadcast as a plane, the field planes, and the two coordinate planes).
+    broadcast as a plane, the per-square planes, and the two coordinate planes).
 
     >>> board_planes(jnp.zeros((2, 337)), 7, 8).shape
     (2, 7, 8, 9)
-    >>> board_planes(jnp.zeros((2, 337 + 8 * 56)), 7, 8, field_planes=8).shape
+    >>> board_planes(jnp.zeros((2, 337 + 8 * 56)), 7, 8, square_planes=8).shape
     (2, 7, 8, 17)
     """
     squares = rows * cols
     lead = x.shape[:-1]
     size = x.shape[-1]
     board = x[..., : squares * 6].reshape(*lead, rows, cols, 6)
-    extra = x[..., squares * 6 : size - field_planes * squares]
-    fields = x[..., size - field_planes * squares :].reshape(*lead, rows, cols, field_planes)
+    extra = x[..., squares * 6 : size - square_planes * squares]
+    per_square = x[..., size - square_planes * squares :].reshape(*lead, rows, cols, square_planes)
     planes = jnp.broadcast_to(extra[..., None, None, :], (*lead, rows, cols, extra.shape[-1]))
     coords = jnp.broadcast_to(jnp.asarray(coordinate_planes(rows, cols)), (*lead, rows, cols, 2))
-    return jnp.concatenate([board, planes, fields, coords], axis=-1)
+    return jnp.concatenate([board, planes, per_square, coords], axis=-1)
 
 
 class ConvQNetwork(nn.Module):
     """Convolutions over the 7×8 board: ``float32[..., obs]`` → ``float32[..., 280]``.
 
     The observation's 336 floats are the board's six planes; extra inputs (the clock)
-    are broadcast as planes, ``field_planes`` per-square planes follow them (the
-    ``fields`` observation: how near each enemy rank is), and two planes hold each
+    are broadcast as planes, ``square_planes`` per-square planes follow them (the
+    ``fields`` and ``battles`` observations: how near each enemy rank is, what moving
+    onto each neighbouring enemy does), and two planes hold each
     square's row and column (scaled to [-1, 1]) so that the pooled context can say
     *where* pieces are: without them a piece cannot find an enemy beyond its receptive
     field, and games against a fleeing piece end in the no-removal draw.
@@ -99,13 +100,13 @@ class ConvQNetwork(nn.Module):
     dueling: bool = False
     rows: int = 7
     cols: int = 8
-    field_planes: int = 0
+    square_planes: int = 0
 
     @nn.compact
     def __call__(self, x: jax.Array, deterministic: bool = True) -> jax.Array:
         squares = self.rows * self.cols
         lead = x.shape[:-1]
-        h = board_planes(x, self.rows, self.cols, self.field_planes)
+        h = board_planes(x, self.rows, self.cols, self.square_planes)
         for _ in range(self.conv_layers):
             h = nn.relu(ShiftConv(self.channels)(h))
         context = nn.relu(nn.Dense(self.channels)(jnp.mean(h, axis=(-3, -2))))

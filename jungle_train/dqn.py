@@ -337,7 +337,7 @@ def make_network(config: Config) -> nn.Module:
     if config.network == "conv":
         planes = OBSERVATIONS[config.observation][1]
         return ConvQNetwork(
-            config.channels, config.conv_layers, config.dueling, field_planes=planes
+            config.channels, config.conv_layers, config.dueling, square_planes=planes
         )
     return QNetwork(config.hidden, config.dropout)
 

@@ -267,7 +267,7 @@ def test_the_planes_observations_equal_their_numpy_twins() -> None:
     x = np.random.default_rng(2).random((2, config.observation_size)).astype(np.float32)
     params = net.init(jax.random.key(0), jnp.asarray(x))
     got = np.stack(
-        [conv_numpy(jax.device_get(params["params"]), row, field_planes=12) for row in x]
+        [conv_numpy(jax.device_get(params["params"]), row, square_planes=12) for row in x]
     )
     np.testing.assert_allclose(got, np.asarray(net.apply(params, x)), rtol=1e-5, atol=1e-5)
 
