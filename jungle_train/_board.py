@@ -14,6 +14,7 @@ import numpy as np
 from jungle_core import DARK, Rules
 from jungle_core.jax_env import JaxState
 from jungle_core.lowlevel import BattleResult, tables
+from jungle_train._learned import square_distances
 
 __all__ = ["potential", "present", "removed_ranks", "shaping_tables"]
 
@@ -40,11 +41,7 @@ def removed_ranks(
 def shaping_tables(rules: Rules) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """``(distance float32[N, N], takes bool[20, 20])``: Manhattan distances between
     squares, and the strict "can take" relation of square codes (the battle table)."""
-    n = rules.num_squares
-    r, c = np.divmod(np.arange(n), rules.cols)
-    distance = (np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])).astype(
-        np.float32
-    )
+    distance = square_distances(rules.rows, rules.cols)
     battle = np.asarray(tables(rules).battle).reshape(20, 20)
     return distance, battle == BattleResult.TAKE
 

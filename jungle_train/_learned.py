@@ -93,6 +93,19 @@ OBSERVATIONS = {
 SPEC §6's 336 floats."""
 
 
+def square_distances(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
+    """``float32[squares, squares]``: the Manhattan distance between squares.
+
+    >>> square_distances()[0, [0, 1, 9]].tolist()
+    [0.0, 1.0, 2.0]
+    """
+    r, c = np.divmod(np.arange(rows * cols), cols)
+    dist: np.ndarray[Any, Any] = (
+        np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])
+    ).astype(np.float32)
+    return dist
+
+
 @functools.cache
 def field_table(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
     """``float32[squares, squares]``: ``1 / (1 + Manhattan distance)`` between squares.
@@ -100,9 +113,7 @@ def field_table(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
     >>> field_table()[0, [0, 1, 9]].tolist()
     [1.0, 0.5, 0.3333333432674408]
     """
-    r, c = np.divmod(np.arange(rows * cols), cols)
-    dist = np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])
-    table: np.ndarray[Any, Any] = (1.0 / (1.0 + dist)).astype(np.float32)
+    table: np.ndarray[Any, Any] = (1.0 / (1.0 + square_distances(rows, cols))).astype(np.float32)
     return table
 
 
