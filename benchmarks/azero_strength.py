@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", default="random,greedy")
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=1, help="processes (each compiles once)")
     parser.add_argument("--rules", default="dark")
     parser.add_argument("--path", default="", help="checkpoint (default: the shipped one)")
     parser.add_argument("--heuristic", type=float, default=-1.0)
@@ -66,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
                 opponent,
                 args.games,
                 args.seed,
-                1,
+                args.workers,
                 out=_file(args.out, agent, opponent),
             )
             rows.append(

@@ -1,21 +1,37 @@
-"""The AlphaZero agent as a player: a checkpoint's network inside the ``mctx`` search,
-the JAX core as the model (:mod:`jungle_train._azero_search`).
+"""The AlphaZero agent as a player: a network inside the ``mctx`` search, the JAX core
+as the model (:mod:`jungle_train._azero_search`).
 
 Unlike the DQN, tabular and approximate Q agents (numpy only), this agent runs JAX: its
-construction compiles the search for one game (about 10–20 s on a CPU, once per process
-and per simulation count) and plays a warm-up search, so that no decision pays for the
-compilation. ``make_agent("azero:path=runs/azero/agent.npz", DARK)`` plays a checkpoint;
-without ``path`` it looks for a shipped ``jungle_train/checkpoints/azero.npz``
-(``azero_classic.npz`` for CLASSIC). None ships yet: the measured CPU run's agent did not
-beat random (README), and one ships only once a checkpoint beats random clearly.
+construction compiles the search for one game (about 5–20 s on a CPU, once per process
+and per configuration) and plays a warm-up search, so that no decision pays for the
+compilation.
+
+What guides the search (``prior``):
+
+- ``"azero"``: an AlphaZero checkpoint of :mod:`jungle_train.azero` (policy, value and
+  afterstate heads), its values mixed with the hand-made value by ``heuristic``.
+  ``path`` names it; without one the shipped ``jungle_train/checkpoints/azero.npz``
+  (``azero_classic.npz`` for CLASSIC) is used, and none ships yet: the measured CPU
+  run's network did not beat random (README).
+- ``"dqn"`` (DARK): a DQN checkpoint of :mod:`jungle_train.dqn` (the shipped
+  ``dqn.npz`` without ``path``): its action values are the prior, ``softmax(Q / tau)``,
+  and the leaf values are the hand-made value (``heuristic`` -1 or 1; below 1 mixes in
+  the DQN's own ``max Q / win_reward``), chance nodes valued by their parent
+  (:func:`jungle_train._azero_net.dqn_prior_evaluation`). The DQN knows which moves
+  matter (it takes and converts, and does not walk into a bigger piece), which the
+  AlphaZero prior trained here did not learn; the search supplies the tactics.
+- ``""``: the kind of the checkpoint ``path`` names; without a path the shipped
+  AlphaZero checkpoint where one exists, else DARK's shipped DQN
+  (:func:`default_prior`). So ``make_agent("azero", DARK)`` plays the DQN-guided search
+  from the shipped files.
 
 Parameters: ``simulations`` per decision, or ``time``: seconds per decision, which
 sets the simulation count once, at construction, from a timed search (rounded down to a
 power of two, at least 8), so the agent plays at about that speed on this machine;
 ``heuristic``: the weight of the hand-made value in the search's leaf values (-1: the
-weight the checkpoint was trained to play with, its config's ``heuristic_prior[1]``);
-``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's) as in
-:class:`jungle_train._azero_search.SearchConfig`.
+checkpoint's, 1 for a DQN prior); ``tau``: the DQN prior's temperature; ``prior_mix``
+and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior)
+as in :class:`jungle_train._azero_search.SearchConfig`.
 The search plays the most visited action (DARK) or Gumbel MuZero's choice without
 noise (CLASSIC), with the root's randomness drawn from the game's generator.
 """
@@ -34,16 +50,28 @@ import numpy as np
 
 from jungle_core import CLASSIC, DARK, Rules, State, legal_action_mask, new_game
 from jungle_core.jax_env import JaxState, make
-from jungle_train._azero_net import PolicyValueNetwork, blended_evaluation, planes_shape
+from jungle_train._azero_net import (
+    PolicyValueNetwork,
+    blended_evaluation,
+    dqn_prior_evaluation,
+    planes_shape,
+)
 from jungle_train._azero_search import SearchConfig, make_search
 from jungle_train._checkpoint import load_checkpoint
+from jungle_train._config import config_from_mapping
 from jungle_train._errors import CheckpointError
-from jungle_train._learned import SHIPPED
+from jungle_train._learned import SHIPPED, arrays_to_params, shipped_checkpoint
+from jungle_train.dqn import Config as DQNConfig
+from jungle_train.dqn import make_network, observe
 
-__all__ = ["RULES", "AZeroAgent", "build_network", "shipped_azero"]
+__all__ = ["PRIORS", "RULES", "AZeroAgent", "build_network", "default_prior", "shipped_azero"]
 
 RULES = {"dark": DARK, "classic": CLASSIC}
 """The rule sets an AlphaZero config may name."""
+
+PRIORS = ("", "azero", "dqn")
+"""What guides the search (``prior=``): an AlphaZero checkpoint, a DQN checkpoint, or
+(empty) :func:`default_prior`'s choice."""
 
 _SHIPPED = {"dark": "azero.npz", "classic": "azero_classic.npz"}
 _MAKE = {"dark": "--config cpu", "classic": "--config classic-cpu"}
@@ -57,6 +85,23 @@ def build_network(rules: Rules, channels: int, conv_layers: int) -> PolicyValueN
     7
     """
     return PolicyValueNetwork(channels, conv_layers, rules.rows, rules.cols)
+
+
+def default_prior(rules: Rules, path: str) -> str:
+    """What guides the search when ``prior`` is not given: the kind of the checkpoint
+    ``path`` names; without a path, the shipped AlphaZero checkpoint where one exists,
+    else (DARK) the shipped DQN.
+
+    >>> from jungle_core import CLASSIC, DARK
+    >>> default_prior(DARK, ""), default_prior(CLASSIC, "")
+    ('dqn', 'azero')
+    """
+    if path:
+        return "dqn" if load_checkpoint(path).kind == "dqn" else "azero"
+    name = next((n for n, r in RULES.items() if r == rules), None)
+    if name is not None and (SHIPPED / _SHIPPED[name]).exists():
+        return "azero"
+    return "dqn" if rules.is_dark else "azero"
 
 
 def shipped_azero(rules: Rules) -> str:
@@ -83,13 +128,27 @@ def shipped_azero(rules: Rules) -> str:
 
 @functools.cache
 def _searcher(
-    rules: Rules, channels: int, conv_layers: int, config: SearchConfig
+    rules: Rules, model: tuple[Any, ...], config: SearchConfig
 ) -> Callable[[Any, jax.Array, JaxState], jax.Array]:
     """A jitted ``(params, key, state[1]) -> int32[1]`` search, one per configuration
-    in a process (so agents of several checkpoints share the compiled code)."""
+    in a process (so agents of several checkpoints share the compiled code).
+    ``model``: ``("azero", channels, conv_layers)`` or ``("dqn", DQN config)``."""
     env = make(rules)
-    network = build_network(rules, channels, conv_layers)
-    search = make_search(env, functools.partial(blended_evaluation, env, network), config)
+    evaluate: Any
+    if model[0] == "dqn":
+        dqn_config = model[1]
+        q_network = make_network(dqn_config)
+        evaluate = functools.partial(
+            dqn_prior_evaluation,
+            env,
+            lambda params, obs: jnp.asarray(q_network.apply({"params": params}, obs)),
+            functools.partial(observe, env, dqn_config),
+            dqn_config.win_reward,
+        )
+    else:
+        network = build_network(rules, model[1], model[2])
+        evaluate = functools.partial(blended_evaluation, env, network)
+    search = make_search(env, evaluate, config)
 
     def act(params: Any, key: jax.Array, states: JaxState) -> jax.Array:
         action: jax.Array = search(params, key, states).action
@@ -119,11 +178,13 @@ class AZeroAgent:
         self,
         rules: Rules,
         path: str = "",
-        simulations: int = 128,
+        simulations: int = 256,
         time: float = 0.0,
         heuristic: float = -1.0,
         prior_mix: float = -1.0,
         afterstate: str = "",
+        prior: str = "",
+        tau: float = 1.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -133,35 +194,24 @@ class AZeroAgent:
             raise ValueError(f"simulations must be >= 1, not {simulations}")
         if time < 0:
             raise ValueError(f"time must be >= 0, not {time}")
-        source = path or shipped_azero(rules)
-        ckpt = load_checkpoint(source, kind="azero")
-        config = dict(ckpt.config)
-        trained = RULES.get(str(config.get("rules")))
-        if trained != rules:
-            raise CheckpointError(
-                f"{source}: a checkpoint for {config.get('rules')!r}, not for {rules.name}"
-            )
+        if not tau > 0:
+            raise ValueError(f"tau must be > 0, not {tau}")
+        if prior not in PRIORS:
+            raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
+        prior = prior or default_prior(rules, path)
         self.rules = rules
-        self.config = config
-        self.step = ckpt.step
+        self.prior = prior
         self._env = make(rules)
-        try:
-            channels, layers = int(config["channels"]), int(config["conv_layers"])
-            self._network = build_network(rules, channels, layers)
-            network_params = _params_from_arrays(ckpt.arrays, self._network, rules, source)
-            weight = float(list(config.get("heuristic_prior", [0.0, 0.0]))[-1])
-            weight = weight if heuristic < 0 else heuristic
-        except (KeyError, ValueError, TypeError) as error:
-            raise CheckpointError(
-                f"{source}: the network does not fit its config ({error})"
-            ) from None
-        self.params = (network_params, jnp.float32(weight))
-        """The search's parameters: the network's and the material weight it plays with."""
-        self._arch = (channels, layers)
-        self._depth = int(config.get("max_depth", 0))
-        self._considered = int(config.get("max_considered", 16))
-        self._prior_mix = float(config.get("prior_mix", 0.0)) if prior_mix < 0 else prior_mix
-        self._afterstate = afterstate or str(config.get("afterstate", "head"))
+        if prior == "dqn":
+            source = path or shipped_checkpoint("dqn")
+            self._init_dqn(source, heuristic, tau)
+        else:
+            source = path or shipped_azero(rules)
+            self._init_azero(source, heuristic)
+        self._prior_mix = float(self.config.get("prior_mix", 0.0)) if prior_mix < 0 else prior_mix
+        self._afterstate = afterstate or str(
+            self.config.get("afterstate", "parent" if prior == "dqn" else "head")
+        )
         self.simulations = simulations
         self._search = self._compile(simulations)
         if time > 0:
@@ -171,10 +221,57 @@ class AZeroAgent:
         label += ("," if label else "") + (
             f"time={time:g}" if time > 0 else f"simulations={simulations}"
         )
+        label += f",prior={prior}" if prior != default_prior(rules, "") else ""
+        label += f",tau={tau:g}" if tau != 1.0 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
         label += f",prior_mix={prior_mix:g}" if prior_mix >= 0 else ""
         label += f",afterstate={afterstate}" if afterstate else ""
         self.name = f"azero:{label}"
+
+    def _init_azero(self, source: str, heuristic: float) -> None:
+        """Read an AlphaZero checkpoint: its network guides the search."""
+        ckpt = load_checkpoint(source, kind="azero")
+        config = dict(ckpt.config)
+        trained = RULES.get(str(config.get("rules")))
+        if trained != self.rules:
+            raise CheckpointError(
+                f"{source}: a checkpoint for {config.get('rules')!r}, not for {self.rules.name}"
+            )
+        self.config = config
+        self.step = ckpt.step
+        try:
+            channels, layers = int(config["channels"]), int(config["conv_layers"])
+            network = build_network(self.rules, channels, layers)
+            network_params = _params_from_arrays(ckpt.arrays, network, self.rules, source)
+            weight = float(list(config.get("heuristic_prior", [0.0, 0.0]))[-1])
+            weight = weight if heuristic < 0 else heuristic
+        except (KeyError, ValueError, TypeError) as error:
+            raise CheckpointError(
+                f"{source}: the network does not fit its config ({error})"
+            ) from None
+        self.params: Any = (network_params, jnp.float32(weight))
+        """The search's parameters: the network's and the weight of the hand-made value."""
+        self._model: tuple[Any, ...] = ("azero", channels, layers)
+        self._depth = int(config.get("max_depth", 0))
+        self._considered = int(config.get("max_considered", 16))
+
+    def _init_dqn(self, source: str, heuristic: float, tau: float) -> None:
+        """Read a DQN checkpoint: its action values are the search's prior."""
+        if not self.rules.is_dark:
+            raise ValueError(f"a DQN prior plays DARK rules only, not {self.rules.name}")
+        ckpt = load_checkpoint(source, kind="dqn")
+        self.config = {}
+        self.step = ckpt.step
+        try:
+            dqn_config = config_from_mapping(DQNConfig, ckpt.config, source)
+            q_params = jax.tree.map(jnp.asarray, arrays_to_params(ckpt.arrays, source, "DQN"))
+        except (KeyError, ValueError, TypeError) as error:
+            raise CheckpointError(f"{source}: not a usable DQN checkpoint ({error})") from None
+        weight = 1.0 if heuristic < 0 else heuristic
+        self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight))
+        self._model = ("dqn", dqn_config)
+        self._depth = 0
+        self._considered = 16
 
     def _compile(self, simulations: int) -> Callable[[Any, jax.Array, JaxState], jax.Array]:
         search_config = SearchConfig(
@@ -184,7 +281,7 @@ class AZeroAgent:
             prior_mix=self._prior_mix,
             afterstate=self._afterstate,
         )
-        search = _searcher(self.rules, *self._arch, search_config)
+        search = _searcher(self.rules, self._model, search_config)
         start = self._batch(new_game(self.rules))
         search(self.params, jax.random.key(0), start).block_until_ready()  # compile now
         return search

@@ -31,6 +31,7 @@ search asks for at chance nodes).
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import flax.linen as nn
@@ -49,6 +50,7 @@ __all__ = [
     "PolicyValueNetwork",
     "blended_evaluation",
     "canonical_planes",
+    "dqn_prior_evaluation",
     "material_balance",
     "network_evaluation",
     "planes_shape",
@@ -242,3 +244,37 @@ def blended_evaluation(
     value = (1.0 - weight) * ev.value + weight * balance
     afterstate = (1.0 - weight) * ev.afterstate + weight * balance[:, None]
     return Evaluation(ev.logits, value, afterstate)
+
+
+def dqn_prior_evaluation(
+    env: JaxEnv,
+    q_network: Callable[[Any, jax.Array], jax.Array],
+    observe: Callable[[JaxState], jax.Array],
+    win_reward: float,
+    params: tuple[Any, jax.Array, jax.Array],
+    states: JaxState,
+) -> Evaluation:
+    """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
+    network: ``params = (Q-network parameters, 1 / tau, weight)``.
+
+    - prior logits ``Q(s, ·) / tau``: the DQN's action values as a softmax policy at
+      temperature ``tau`` (``float32[]``);
+    - value ``weight · heuristic_value(s) + (1 - weight) · clip(max_legal Q(s, ·) /
+      win_reward, -1, 1)`` (the DQN's return is about ``±win_reward`` for a won or lost
+      game, so the scaled maximum reads as a value in [-1, 1]);
+    - afterstate value of action ``a``: the same mix with ``clip(Q(s, a) / win_reward)``,
+      the DQN's own value of playing ``a`` before its chance outcome is known.
+
+    ``q_network(params, obs[B, obs]) -> float32[B, A]`` and ``observe(state) ->
+    float32[obs]`` are the checkpoint's network and observation
+    (:func:`jungle_train.dqn.make_network`, :func:`jungle_train.dqn.observe`).
+    """
+    q_params, inverse_temperature, weight = params
+    q = q_network(q_params, jax.vmap(observe)(states))
+    legal = states.legal_action_mask
+    balance = jax.vmap(functools.partial(heuristic_value, env.rules))(states, states.current_player)
+    best = jnp.max(jnp.where(legal, q, -jnp.inf), axis=-1)
+    best = jnp.where(jnp.any(legal, axis=-1), best, 0.0)
+    value = weight * balance + (1.0 - weight) * jnp.clip(best / win_reward, -1.0, 1.0)
+    afterstate = weight * balance[:, None] + (1.0 - weight) * jnp.clip(q / win_reward, -1.0, 1.0)
+    return Evaluation(q * inverse_temperature, value, afterstate)

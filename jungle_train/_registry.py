@@ -95,8 +95,16 @@ def register_azero() -> None:
         "azero",
         _make_azero,
         {
-            "path": Param(str, "", "checkpoint file (default: the shipped azero.npz)"),
-            "simulations": Param(int, 128, "search simulations per decision"),
+            "path": Param(str, "", "checkpoint file, AlphaZero or DQN (default: see prior)"),
+            "prior": Param(
+                str,
+                "",
+                "what guides the search: an azero or a dqn checkpoint (empty: the path's "
+                "kind; without a path the shipped azero.npz, else DARK's shipped dqn.npz)",
+                ("", "azero", "dqn"),
+            ),
+            "tau": Param(float, 1.0, "temperature of a DQN prior: softmax(Q / tau)"),
+            "simulations": Param(int, 256, "search simulations per decision"),
             "time": Param(float, 0.0, "seconds per decision: sets simulations once (0: off)"),
             "heuristic": Param(
                 float, -1.0, "weight of the hand-made leaf value (-1: the checkpoint's)"
@@ -111,7 +119,7 @@ def register_azero() -> None:
                 ("", "head", "parent"),
             ),
         },
-        "AlphaZero: mctx search with the true rules as the model (JAX)",
+        "AlphaZero: mctx search with the true rules as the model, guided by a network (JAX)",
         replace=True,
     )
 

@@ -31,6 +31,7 @@ from jungle_core.jax_env import JaxState, make
 from jungle_train import azero
 from jungle_train._azero_agent import AZeroAgent, build_network
 from jungle_train._azero_net import (
+    Evaluation,
     canonical_planes,
     network_evaluation,
     planes_shape,
@@ -390,3 +391,95 @@ def test_registered_agent_kind() -> None:
     register_azero()  # what the `jungle.agents` entry point runs
     with pytest.raises(ValueError):
         make_agent("azero:simulations=0", DARK)
+
+
+# ------------------------------------------------------------------- the DQN prior
+
+
+def _dqn_parts() -> tuple[Any, Any, Any]:
+    from jungle_train import dqn
+    from jungle_train._checkpoint import load_checkpoint
+    from jungle_train._config import config_from_mapping
+    from jungle_train._learned import arrays_to_params, shipped_checkpoint
+
+    source = shipped_checkpoint("dqn")
+    ckpt = load_checkpoint(source, kind="dqn")
+    config = config_from_mapping(dqn.Config, ckpt.config, source)
+    params = jax.tree.map(jnp.asarray, arrays_to_params(ckpt.arrays, source, "DQN"))
+    return config, dqn.make_network(config), params
+
+
+def test_dqn_prior_evaluation_reads_the_q_values() -> None:
+    """Prior logits are Q / tau; weight 1 gives the hand-made value everywhere, weight 0
+    the DQN's own values (max legal Q, and Q per action, over the win reward)."""
+    from jungle_train import dqn
+    from jungle_train._azero_net import dqn_prior_evaluation, heuristic_value
+
+    config, network, params = _dqn_parts()
+    env = make(DARK)
+    states = _random_states(DARK, 12, seed=3)
+    batch = jax.tree.map(lambda *xs: jnp.stack(xs), *[env.from_state(s) for s in states])
+
+    def q_network(p: Any, obs: jax.Array) -> jax.Array:
+        return jnp.asarray(network.apply({"params": p}, obs))
+
+    observe = functools.partial(dqn.observe, env, config)
+    q = np.asarray(q_network(params, jax.vmap(observe)(batch)))
+    legal = np.asarray(batch.legal_action_mask)
+
+    def evaluate(tau: float, weight: float) -> Evaluation:
+        p = (params, jnp.float32(1.0 / tau), jnp.float32(weight))
+        return dqn_prior_evaluation(env, q_network, observe, config.win_reward, p, batch)
+
+    hand = np.asarray(
+        jax.vmap(functools.partial(heuristic_value, DARK))(batch, batch.current_player)
+    )
+    ev = evaluate(0.5, 1.0)
+    np.testing.assert_allclose(np.asarray(ev.logits), q / 0.5, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(np.asarray(ev.value), hand, atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(ev.afterstate), np.repeat(hand[:, None], 280, 1), atol=1e-6
+    )
+    ev = evaluate(1.0, 0.0)
+    best = np.where(legal, q, -np.inf).max(axis=1)
+    np.testing.assert_allclose(np.asarray(ev.value), np.clip(best / 10.0, -1, 1), atol=1e-5)
+    np.testing.assert_allclose(np.asarray(ev.afterstate), np.clip(q / 10.0, -1, 1), atol=1e-5)
+
+
+def _random_states(rules: Rules, count: int, seed: int) -> list[State]:
+    """``count`` positions along one random game (restarted when it ends)."""
+    rng = np.random.default_rng(seed)
+    state, states = new_game(rules, seed=seed), []
+    while len(states) < count:
+        if outcome(state) is not None:
+            state = new_game(rules, seed=seed + len(states))
+        actions = legal_actions(state)
+        state = step(state, actions[int(rng.integers(len(actions)))], rng)
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_dqn_prior_agent_takes_the_last_piece(player: int) -> None:
+    """The default DARK agent (the search guided by the shipped DQN) builds from the
+    shipped files alone and wins at once where it can, in either seat."""
+    from jungle_agents import make_agent
+
+    agent = make_agent("azero:simulations=32", DARK)
+    assert isinstance(agent, AZeroAgent) and agent.prior == "dqn"
+    state = _dark(CAPTURE, player)
+    assert action_to_str(state, agent.act(state, np.random.default_rng(0))) == "d4xd5"
+
+
+def test_dqn_prior_options_are_checked(tmp_path: Any) -> None:
+    from jungle_agents import AgentSpecError, make_agent
+    from jungle_train._learned import shipped_checkpoint
+
+    with pytest.raises(AgentSpecError, match="DARK rules only"):
+        make_agent("azero:prior=dqn", CLASSIC)
+    with pytest.raises(AgentSpecError, match="tau"):
+        make_agent("azero:tau=0", DARK)
+    with pytest.raises(AgentSpecError, match="not of 'azero'"):  # a DQN file read as azero
+        make_agent(f"azero:prior=azero,path={shipped_checkpoint('dqn')},simulations=4", DARK)
+    agent = make_agent(f"azero:path={shipped_checkpoint('dqn')},simulations=4,tau=2", DARK)
+    assert agent.prior == "dqn" and "tau=2" in agent.name
