@@ -21,12 +21,11 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 # The main job: the round robin of the whole portfolio on DARK with the shipped checkpoints
-# (random, greedy, minimax depth 3, tabular Q, approximate Q, DQN, and azero: the mctx
-# search guided by the DQN): SPEC §8's table (score as first / second), Elo ratings,
-# heat map; results/demo gets the games, CSV and Markdown.
+# (random, greedy, minimax depth 3, tabular Q, approximate Q, DQN): SPEC §8's table (score
+# as first / second), Elo ratings, heat map; results/demo gets the games, CSV and Markdown.
 # GAMES games a pair (12: a few minutes on 2 cores); `make demo GAMES=200` is SPEC §8's protocol.
 GAMES ?= 12
-DEMO_AGENTS := random,greedy,minimax:depth=3,qlearn,approxq,dqn,azero
+DEMO_AGENTS := random,greedy,minimax:depth=3,qlearn,approxq,dqn
 demo: $(STAMP)
 	rm -rf results/demo
 	$(VENV)/bin/jungle tournament --rules dark --agents $(DEMO_AGENTS) \

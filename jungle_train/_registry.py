@@ -107,7 +107,9 @@ def register_azero() -> None:
             "simulations": Param(int, 256, "search simulations per decision"),
             "time": Param(float, 0.0, "seconds per decision: sets simulations once (0: off)"),
             "heuristic": Param(
-                float, -1.0, "weight of the hand-made leaf value (-1: the checkpoint's)"
+                float,
+                -1.0,
+                "weight of the hand-made leaf value (-1: the checkpoint's; 1 for a DQN prior)",
             ),
             "prior_mix": Param(
                 float, -1.0, "uniform share mixed into the search's priors (-1: the checkpoint's)"
