@@ -49,7 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from jungle_core import CLASSIC, DARK, Rules, State, legal_action_mask, new_game
-from jungle_core.jax_env import JaxState, make
+from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._azero_net import (
     PolicyValueNetwork,
     blended_evaluation,
@@ -64,7 +64,16 @@ from jungle_train._learned import SHIPPED, arrays_to_params, shipped_checkpoint
 from jungle_train.dqn import Config as DQNConfig
 from jungle_train.dqn import make_network, observe
 
-__all__ = ["PRIORS", "RULES", "AZeroAgent", "build_network", "default_prior", "shipped_azero"]
+__all__ = [
+    "PRIORS",
+    "RULES",
+    "AZeroAgent",
+    "build_network",
+    "default_prior",
+    "dqn_functions",
+    "load_dqn",
+    "shipped_azero",
+]
 
 RULES = {"dark": DARK, "classic": CLASSIC}
 """The rule sets an AlphaZero config may name."""
@@ -104,6 +113,32 @@ def default_prior(rules: Rules, path: str) -> str:
     return "dqn" if rules.is_dark else "azero"
 
 
+def load_dqn(source: str) -> tuple[DQNConfig, Any, int]:
+    """A DQN checkpoint read for the JAX search: its config, its Q-network's parameters
+    (``jax.Array`` leaves) and its step; :class:`CheckpointError` naming the file when it
+    is not a usable DQN checkpoint."""
+    ckpt = load_checkpoint(source, kind="dqn")
+    try:
+        config = config_from_mapping(DQNConfig, ckpt.config, source)
+        params = jax.tree.map(jnp.asarray, arrays_to_params(ckpt.arrays, source, "DQN"))
+    except (KeyError, ValueError, TypeError) as error:
+        raise CheckpointError(f"{source}: not a usable DQN checkpoint ({error})") from None
+    return config, params, ckpt.step
+
+
+def dqn_functions(
+    env: JaxEnv, config: DQNConfig
+) -> tuple[Callable[[Any, jax.Array], jax.Array], Callable[[JaxState], jax.Array]]:
+    """The DQN's ``q_network(params, obs[B, obs]) -> float32[B, A]`` and its
+    ``observe(state) -> float32[obs]``, as :func:`dqn_prior_evaluation` takes them."""
+    network = make_network(config)
+
+    def q_network(params: Any, obs: jax.Array) -> jax.Array:
+        return jnp.asarray(network.apply({"params": params}, obs))
+
+    return q_network, functools.partial(observe, env, config)
+
+
 def shipped_azero(rules: Rules) -> str:
     """The shipped checkpoint for ``rules`` (DARK or CLASSIC); :class:`CheckpointError`
     saying which command makes it when it is missing.
@@ -137,13 +172,9 @@ def _searcher(
     evaluate: Any
     if model[0] == "dqn":
         dqn_config = model[1]
-        q_network = make_network(dqn_config)
+        q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
-            dqn_prior_evaluation,
-            env,
-            lambda params, obs: jnp.asarray(q_network.apply({"params": params}, obs)),
-            functools.partial(observe, env, dqn_config),
-            dqn_config.win_reward,
+            dqn_prior_evaluation, env, q_network, observe_one, dqn_config.win_reward
         )
     else:
         network = build_network(rules, model[1], model[2])
@@ -259,14 +290,8 @@ class AZeroAgent:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
             raise ValueError(f"a DQN prior plays DARK rules only, not {self.rules.name}")
-        ckpt = load_checkpoint(source, kind="dqn")
+        dqn_config, q_params, self.step = load_dqn(source)
         self.config = {}
-        self.step = ckpt.step
-        try:
-            dqn_config = config_from_mapping(DQNConfig, ckpt.config, source)
-            q_params = jax.tree.map(jnp.asarray, arrays_to_params(ckpt.arrays, source, "DQN"))
-        except (KeyError, ValueError, TypeError) as error:
-            raise CheckpointError(f"{source}: not a usable DQN checkpoint ({error})") from None
         weight = 1.0 if heuristic < 0 else heuristic
         self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight))
         self._model = ("dqn", dqn_config)

@@ -396,34 +396,18 @@ def test_registered_agent_kind() -> None:
 # ------------------------------------------------------------------- the DQN prior
 
 
-def _dqn_parts() -> tuple[Any, Any, Any]:
-    from jungle_train import dqn
-    from jungle_train._checkpoint import load_checkpoint
-    from jungle_train._config import config_from_mapping
-    from jungle_train._learned import arrays_to_params, shipped_checkpoint
-
-    source = shipped_checkpoint("dqn")
-    ckpt = load_checkpoint(source, kind="dqn")
-    config = config_from_mapping(dqn.Config, ckpt.config, source)
-    params = jax.tree.map(jnp.asarray, arrays_to_params(ckpt.arrays, source, "DQN"))
-    return config, dqn.make_network(config), params
-
-
 def test_dqn_prior_evaluation_reads_the_q_values() -> None:
     """Prior logits are Q / tau; weight 1 gives the hand-made value everywhere, weight 0
     the DQN's own values (max legal Q, and Q per action, over the win reward)."""
-    from jungle_train import dqn
+    from jungle_train._azero_agent import dqn_functions, load_dqn
     from jungle_train._azero_net import dqn_prior_evaluation, heuristic_value
+    from jungle_train._learned import shipped_checkpoint
 
-    config, network, params = _dqn_parts()
+    config, params, _ = load_dqn(shipped_checkpoint("dqn"))
     env = make(DARK)
+    q_network, observe = dqn_functions(env, config)
     states = _random_states(DARK, 12, seed=3)
     batch = jax.tree.map(lambda *xs: jnp.stack(xs), *[env.from_state(s) for s in states])
-
-    def q_network(p: Any, obs: jax.Array) -> jax.Array:
-        return jnp.asarray(network.apply({"params": p}, obs))
-
-    observe = functools.partial(dqn.observe, env, config)
     q = np.asarray(q_network(params, jax.vmap(observe)(batch)))
     legal = np.asarray(batch.legal_action_mask)
 
@@ -471,7 +455,7 @@ def test_dqn_prior_agent_takes_the_last_piece(player: int) -> None:
     assert action_to_str(state, agent.act(state, np.random.default_rng(0))) == "d4xd5"
 
 
-def test_dqn_prior_options_are_checked(tmp_path: Any) -> None:
+def test_dqn_prior_options_are_checked() -> None:
     from jungle_agents import AgentSpecError, make_agent
     from jungle_train._learned import shipped_checkpoint
 
