@@ -56,7 +56,7 @@ from jungle_train._azero_net import (
     dqn_prior_evaluation,
     planes_shape,
 )
-from jungle_train._azero_search import SearchConfig, make_search
+from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._config import config_from_mapping
 from jungle_train._errors import CheckpointError
@@ -185,7 +185,7 @@ def _searcher(
         action: jax.Array = search(params, key, states).action
         return action
 
-    return jax.jit(act)
+    return jax.jit(act, compiler_options=COMPILER_OPTIONS)
 
 
 class AZeroAgent:

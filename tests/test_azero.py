@@ -37,7 +37,14 @@ from jungle_train._azero_net import (
     planes_shape,
     rotation,
 )
-from jungle_train._azero_search import SearchConfig, make_search, step_result, zero_evaluator
+from jungle_train._azero_search import (
+    SearchConfig,
+    make_search,
+    pack_state,
+    step_result,
+    unpack_state,
+    zero_evaluator,
+)
 from jungle_train._errors import CheckpointError
 from jungle_train._run import run_training
 from tests._boards import position
@@ -340,6 +347,43 @@ def test_search_outputs_are_finite(rules: Rules) -> None:
     np.testing.assert_allclose(weights.sum(axis=-1), 1.0, atol=1e-5)
     assert np.isfinite(np.asarray(out.search_tree.node_values)).all()
     assert (np.asarray(batch.legal_action_mask)[np.arange(8), np.asarray(out.action)]).all()
+
+
+@pytest.mark.parametrize("rules", [DARK, CLASSIC], ids=["dark", "classic"])
+def test_packed_state_round_trip(rules: Rules) -> None:
+    """The search tree's packed positions unpack to the positions, field for field."""
+    env = make(rules)
+    batch: JaxState = jax.tree.map(
+        lambda *x: jnp.stack(x), *[env.from_state(s) for s in _random_states(rules, 40, 5)]
+    )
+    packed = pack_state(batch)
+    assert packed.legal_bits.shape == (40, -(-env.num_actions // 32))
+    again = unpack_state(packed, env.num_actions)
+    for name in ("board", "legal_action_mask", "current_player", "rewards", "terminated"):
+        np.testing.assert_array_equal(getattr(again, name), getattr(batch, name), err_msg=name)
+
+
+def test_compact_nodes_search_as_the_plain_ones() -> None:
+    """Compact nodes (packed positions; with ``afterstate="parent"``, one value a node)
+    must search exactly as plain ones do, and ``"parent"`` as ``"head"`` does with an
+    afterstate head that repeats the position's value."""
+    env = make(DARK)
+    network = _network(DARK)
+    params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(DARK))))
+
+    def evaluate(params: Any, states: JaxState) -> Evaluation:
+        ev = network_evaluation(env, network, params, states)
+        return Evaluation(ev.logits, ev.value, jnp.broadcast_to(ev.value[:, None], ev.logits.shape))
+
+    picks = [s for s in _random_states(DARK, 60, 11) if outcome(s) is None][::6]
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
+    weights = []
+    for afterstate, compact in [("head", False), ("parent", True), ("head", True)]:
+        config = SearchConfig(simulations=48, afterstate=afterstate, compact=compact)
+        out = jax.jit(make_search(env, evaluate, config))(params, jax.random.key(2), batch)
+        weights.append(np.asarray(out.action_weights))
+    for other in weights[1:]:
+        np.testing.assert_allclose(other, weights[0], atol=1e-6)
 
 
 # ------------------------------------------------------------------------ training

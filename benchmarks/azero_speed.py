@@ -1,0 +1,101 @@
+"""Speed of the ``azero`` agent's search (DARK, the shipped DQN as its prior), one game
+at a time as the agent plays: the plain tree layout with mctx's default ``threefry``
+key (the reference) against compact nodes, and compact nodes with an ``rbg`` key (the
+default), measured in the same run.
+
+    .venv/bin/python benchmarks/azero_speed.py                  # about 3 minutes
+    .venv/bin/python benchmarks/azero_speed.py --simulations 256 --repeats 1   # smoke
+
+Positions: seeded random play, after 20, 60 and 120 plies (restarted when a game ends).
+For each simulation count and variant it prints the median seconds per search over the
+positions (each position the best of ``--repeats`` runs) and the ratio to the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from jungle_core import DARK, State, legal_actions, new_game, outcome, step
+from jungle_core.jax_env import JaxState, make
+from jungle_train._azero_agent import dqn_functions, load_dqn
+from jungle_train._azero_net import dqn_prior_evaluation
+from jungle_train._azero_search import SearchConfig, make_search
+from jungle_train._learned import shipped_checkpoint
+
+VARIANTS = [
+    ("plain nodes, threefry key (reference)", {"compact": False, "rng": "threefry"}),
+    ("compact nodes, threefry key", {"compact": True, "rng": "threefry"}),
+    ("compact nodes, rbg key (default)", {"compact": True, "rng": "rbg"}),
+]
+
+
+def positions(plies: tuple[int, ...], seed: int) -> list[State]:
+    """The positions after ``plies`` random plies, each its own seeded game (restarted
+    when it ends)."""
+    found = []
+    for count in plies:
+        rng = np.random.default_rng(seed + count)
+        state = new_game(DARK, seed=seed + count)
+        for _ in range(count):
+            if outcome(state) is not None:
+                state = new_game(DARK, seed=int(rng.integers(2**31)))
+            actions = legal_actions(state)
+            state = step(state, actions[int(rng.integers(len(actions)))], rng)
+        if outcome(state) is not None:
+            state = new_game(DARK, seed=seed)
+        found.append(state)
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--simulations", default="1024,2048")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    env = make(DARK)
+    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
+    q_network, observe = dqn_functions(env, config)
+    evaluate = functools.partial(dqn_prior_evaluation, env, q_network, observe, config.win_reward)
+    params = (q_params, jnp.float32(1.0), jnp.float32(1.0))
+    states = positions((20, 60, 120), args.seed)
+    batches: list[JaxState] = [jax.tree.map(lambda x: x[None], env.from_state(s)) for s in states]
+    print(
+        f"DARK, {len(states)} positions (after 20, 60, 120 random plies), "
+        f"best of {args.repeats}, median over positions; jax {jax.__version__}, "
+        f"{jax.devices()[0].platform}"
+    )
+    for simulations in [int(x) for x in args.simulations.split(",")]:
+        reference = 0.0
+        for label, knobs in VARIANTS:
+            search_config = SearchConfig(simulations=simulations, afterstate="parent", **knobs)
+            search = jax.jit(make_search(env, evaluate, search_config))
+            search(params, jax.random.key(0), batches[0]).action.block_until_ready()
+            times = []
+            for batch in batches:
+                best = float("inf")
+                for repeat in range(args.repeats):
+                    begin = time.perf_counter()
+                    search(params, jax.random.key(repeat), batch).action.block_until_ready()
+                    best = min(best, time.perf_counter() - begin)
+                times.append(best)
+            median = statistics.median(times)
+            reference = reference or median
+            each = " ".join(f"{t:.3f}" for t in times)
+            print(
+                f"{simulations:5d} simulations  {label:40s} {median:7.3f} s "
+                f"({each})  x{reference / median:.2f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
