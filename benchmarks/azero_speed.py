@@ -1,9 +1,10 @@
 """Speed of the ``azero`` agent's search (DARK, the shipped DQN as its prior), one game
 at a time as the agent plays: the plain tree layout with mctx's default ``threefry``
-key (the reference) against compact nodes, and compact nodes with an ``rbg`` key (the
-default), measured in the same run.
+key, compiled with XLA's defaults (the reference), against compact nodes, then an
+``rbg`` key, then XLA's copy insertion with region analysis (all three: the agent's
+search, ``COMPILER_OPTIONS``), measured in the same run.
 
-    .venv/bin/python benchmarks/azero_speed.py                  # about 3 minutes
+    .venv/bin/python benchmarks/azero_speed.py                  # about 4 minutes
     .venv/bin/python benchmarks/azero_speed.py --simulations 256 --repeats 1   # smoke
 
 Positions: seeded random play, after 20, 60 and 120 plies (restarted when a game ends).
@@ -17,6 +18,7 @@ import argparse
 import functools
 import statistics
 import time
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -26,13 +28,15 @@ from jungle_core import DARK, State, legal_actions, new_game, outcome, step
 from jungle_core.jax_env import JaxState, make
 from jungle_train._azero_agent import dqn_functions, load_dqn
 from jungle_train._azero_net import dqn_prior_evaluation
-from jungle_train._azero_search import SearchConfig, make_search
+from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search
 from jungle_train._learned import shipped_checkpoint
 
-VARIANTS = [
-    ("plain nodes, threefry key (reference)", {"compact": False, "rng": "threefry"}),
-    ("compact nodes, threefry key", {"compact": True, "rng": "threefry"}),
-    ("compact nodes, rbg key (default)", {"compact": True, "rng": "rbg"}),
+VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
+    # (label, SearchConfig fields, jit compiler options)
+    ("plain nodes, threefry key (reference)", {"compact": False, "rng": "threefry"}, {}),
+    ("compact nodes, threefry key", {"compact": True, "rng": "threefry"}, {}),
+    ("compact nodes, rbg key", {"compact": True, "rng": "rbg"}, {}),
+    ("compact, rbg, region analysis (the agent's)", {}, COMPILER_OPTIONS),
 ]
 
 
@@ -65,7 +69,7 @@ def main() -> None:
     config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
     q_network, observe = dqn_functions(env, config)
     evaluate = functools.partial(dqn_prior_evaluation, env, q_network, observe, config.win_reward)
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0))
+    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
     states = positions((20, 60, 120), args.seed)
     batches: list[JaxState] = [jax.tree.map(lambda x: x[None], env.from_state(s)) for s in states]
     print(
@@ -75,9 +79,9 @@ def main() -> None:
     )
     for simulations in [int(x) for x in args.simulations.split(",")]:
         reference = 0.0
-        for label, knobs in VARIANTS:
+        for label, knobs, options in VARIANTS:
             search_config = SearchConfig(simulations=simulations, afterstate="parent", **knobs)
-            search = jax.jit(make_search(env, evaluate, search_config))
+            search = jax.jit(make_search(env, evaluate, search_config), compiler_options=options)
             search(params, jax.random.key(0), batches[0]).action.block_until_ready()
             times = []
             for batch in batches:
@@ -91,7 +95,7 @@ def main() -> None:
             reference = reference or median
             each = " ".join(f"{t:.3f}" for t in times)
             print(
-                f"{simulations:5d} simulations  {label:40s} {median:7.3f} s "
+                f"{simulations:5d} simulations  {label:44s} {median:7.3f} s "
                 f"({each})  x{reference / median:.2f}",
                 flush=True,
             )

@@ -26,8 +26,9 @@ What guides the search (``prior``):
   from the shipped files.
 
 Parameters: ``simulations`` per decision, or ``time``: seconds per decision, which
-sets the simulation count once, at construction, from a timed search (rounded down to a
-power of two, at least 8), so the agent plays at about that speed on this machine;
+sets the simulation count once, at construction, from a timed search of a fixed
+middlegame (rounded down to a power of two, at least 8), so the agent plays at about
+that speed on this machine;
 ``heuristic``: the weight of the hand-made value in the search's leaf values (-1: the
 checkpoint's, 1 for a DQN prior); ``tau``: the DQN prior's temperature; ``prior_mix``
 and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior)
@@ -48,7 +49,17 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jungle_core import CLASSIC, DARK, Rules, State, legal_action_mask, new_game
+from jungle_core import (
+    CLASSIC,
+    DARK,
+    Rules,
+    State,
+    legal_action_mask,
+    legal_actions,
+    new_game,
+    outcome,
+    step,
+)
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._azero_net import (
     PolicyValueNetwork,
@@ -216,6 +227,7 @@ class AZeroAgent:
         afterstate: str = "",
         prior: str = "",
         tau: float = 1.0,
+        hunt: float = 0.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -227,6 +239,8 @@ class AZeroAgent:
             raise ValueError(f"time must be >= 0, not {time}")
         if not tau > 0:
             raise ValueError(f"tau must be > 0, not {tau}")
+        if hunt < 0:
+            raise ValueError(f"hunt must be >= 0, not {hunt}")
         if prior not in PRIORS:
             raise ValueError(f"prior must be one of {PRIORS}, not {prior!r}")
         prior = prior or default_prior(rules, path)
@@ -235,8 +249,10 @@ class AZeroAgent:
         self._env = make(rules)
         if prior == "dqn":
             source = path or shipped_checkpoint("dqn")
-            self._init_dqn(source, heuristic, tau)
+            self._init_dqn(source, heuristic, tau, hunt)
         else:
+            if hunt:
+                raise ValueError("hunt weighs the hand-made value of prior=dqn only")
             source = path or shipped_azero(rules)
             self._init_azero(source, heuristic)
         self._prior_mix = float(self.config.get("prior_mix", 0.0)) if prior_mix < 0 else prior_mix
@@ -254,6 +270,7 @@ class AZeroAgent:
         )
         label += f",prior={prior}" if prior != default_prior(rules, "") else ""
         label += f",tau={tau:g}" if tau != 1.0 else ""
+        label += f",hunt={hunt:g}" if hunt else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
         label += f",prior_mix={prior_mix:g}" if prior_mix >= 0 else ""
         label += f",afterstate={afterstate}" if afterstate else ""
@@ -286,14 +303,14 @@ class AZeroAgent:
         self._depth = int(config.get("max_depth", 0))
         self._considered = int(config.get("max_considered", 16))
 
-    def _init_dqn(self, source: str, heuristic: float, tau: float) -> None:
+    def _init_dqn(self, source: str, heuristic: float, tau: float, hunt: float) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
             raise ValueError(f"a DQN prior plays DARK rules only, not {self.rules.name}")
         dqn_config, q_params, self.step = load_dqn(source)
         self.config = {}
         weight = 1.0 if heuristic < 0 else heuristic
-        self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight))
+        self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(hunt))
         self._model = ("dqn", dqn_config)
         self._depth = 0
         self._considered = 16
@@ -312,11 +329,14 @@ class AZeroAgent:
         return search
 
     def _calibrate(self, seconds: float) -> int:
-        """Simulations that take about ``seconds`` here, from a timed search of the start
-        (a power of two, at least 8)."""
-        start = self._batch(new_game(self.rules))
+        """Simulations that take about ``seconds`` here, from a timed search of a
+        middlegame (:func:`_calibration_position`; the start, all face down, searches
+        several times faster than a game's later positions), rounded down to a power of
+        two, at least 8."""
+        position = self._batch(_calibration_position(self.rules))
+        self._search(self.params, jax.random.key(1), position).block_until_ready()
         begin = perf_counter()
-        self._search(self.params, jax.random.key(1), start).block_until_ready()
+        self._search(self.params, jax.random.key(2), position).block_until_ready()
         per_simulation = (perf_counter() - begin) / self.simulations
         fits = max(8, int(seconds / max(per_simulation, 1e-9)))
         return 1 << (fits.bit_length() - 1)
@@ -333,6 +353,19 @@ class AZeroAgent:
         if not (0 <= action < legal.shape[0] and legal[action]):  # never seen; a guard
             action = int(np.flatnonzero(legal)[0])
         return action
+
+
+def _calibration_position(rules: Rules, plies: int = 60, seed: int = 0) -> State:
+    """A fixed middlegame: ``plies`` of seeded random play from the start (a new game
+    where one ends)."""
+    rng = np.random.default_rng(seed)
+    state = new_game(rules, seed=seed)
+    for _ in range(plies):
+        if outcome(state) is not None:
+            state = new_game(rules, seed=int(rng.integers(2**31)))
+        actions = legal_actions(state)
+        state = step(state, actions[int(rng.integers(len(actions)))], rng)
+    return state if outcome(state) is None else new_game(rules, seed=seed)
 
 
 def _params_from_arrays(arrays: Any, network: PolicyValueNetwork, rules: Rules, where: str) -> Any:

@@ -41,8 +41,9 @@ import numpy as np
 
 from jungle_core import Rules
 from jungle_core.jax_env import JaxEnv, JaxState
+from jungle_core.lowlevel import BattleResult, tables
 from jungle_train._board import potential, present
-from jungle_train._learned import coordinate_planes
+from jungle_train._learned import coordinate_planes, square_distances
 from jungle_train._qnets import ShiftConv
 
 __all__ = [
@@ -210,13 +211,50 @@ POTENTIAL_WEIGHT = 0.01
 """Weight of the shaping potential's difference in :func:`heuristic_value`."""
 
 
-def heuristic_value(rules: Rules, state: JaxState, player: jax.Array) -> jax.Array:
+@functools.cache
+def _hunt_relation(rules: Rules) -> np.ndarray[Any, Any]:
+    """``bool[20, 20]``: square code ``a`` can take or trade with (both removed) ``b``."""
+    battle = np.asarray(tables(rules).battle).reshape(20, 20)
+    hunts: np.ndarray[Any, Any] = (battle == BattleResult.TAKE) | (battle == BattleResult.BOTH)
+    return hunts
+
+
+def hunt(rules: Rules, state: JaxState, player: jax.Array) -> jax.Array:
+    """``float32[]``: how close ``player``'s revealed pieces stand to the enemies they can
+    remove: ``Σ 1 / (1 + d)`` over its pieces that can take or trade with (equal ranks:
+    both removed) a revealed enemy, ``d`` the Manhattan distance to the nearest such
+    enemy. Unlike the shaping potential it counts trades: a side ahead in material ends
+    the game by trading its last enemy off, and nothing else pulls its pieces there.
+
+    >>> from jungle_core import DARK, from_fen
+    >>> from jungle_core.jax_env import make
+    >>> s = make().from_state(from_fen("8/8/8/8/8/8/E2e4 0 0 0 - -"))
+    >>> float(hunt(DARK, s, 0)), float(hunt(DARK, s, 1))
+    (0.25, 0.25)
+    """
+    distance = jnp.asarray(square_distances(rules.rows, rules.cols))
+    b = state.board.astype(jnp.int32)
+    up = (b >= 1) & (b <= 16)
+    owner = (b - 1) >> 3
+    mine = up & (owner == player)
+    enemy = up & (owner != player)
+    can = jnp.asarray(_hunt_relation(rules))[b[:, None], b[None, :]] & enemy[None, :]
+    nearest = jnp.min(jnp.where(can, distance, jnp.inf), axis=1)
+    per_piece = jnp.where(jnp.isfinite(nearest), 1.0 / (1.0 + nearest), 0.0)
+    return jnp.sum(jnp.where(mine, per_piece, 0.0))
+
+
+def heuristic_value(
+    rules: Rules, state: JaxState, player: jax.Array, hunt_weight: jax.Array | float = 0.0
+) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in about [-1, 1]:
     the :func:`material_balance` plus :data:`POTENTIAL_WEIGHT` times the difference of
     the two players' SPEC §7 shaping potentials (Opp − Threat: pieces near enemies they
     can take count for, near enemies that can take them against;
     :func:`jungle_train._board.potential`), which points the search at the enemy's
-    weaker pieces beyond its horizon.
+    weaker pieces beyond its horizon. With ``hunt_weight`` > 0, plus that weight times
+    :func:`hunt` of the side ahead in material (minus, for the side behind, the other
+    side's).
 
     >>> from jungle_core import DARK, from_fen
     >>> from jungle_core.jax_env import make
@@ -226,7 +264,14 @@ def heuristic_value(rules: Rules, state: JaxState, player: jax.Array) -> jax.Arr
     """
     mine = potential(state, player, rules)
     theirs = potential(state, 1 - player, rules)
-    return material_balance(state, player) + POTENTIAL_WEIGHT * (mine - theirs)
+    balance = material_balance(state, player)
+    value = balance + POTENTIAL_WEIGHT * (mine - theirs)
+    if isinstance(hunt_weight, float) and hunt_weight == 0.0:
+        return value
+    # the side ahead in material is pulled toward the enemies it can remove
+    chase = jnp.where(balance > 0, hunt(rules, state, player), 0.0)
+    flee = jnp.where(balance < 0, hunt(rules, state, 1 - player), 0.0)
+    return value + hunt_weight * (chase - flee)
 
 
 def blended_evaluation(
@@ -251,17 +296,18 @@ def dqn_prior_evaluation(
     q_network: Callable[[Any, jax.Array], jax.Array],
     observe: Callable[[JaxState], jax.Array],
     win_reward: float,
-    params: tuple[Any, jax.Array, jax.Array],
+    params: tuple[Any, jax.Array, jax.Array, jax.Array],
     states: JaxState,
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
-    network: ``params = (Q-network parameters, 1 / tau, weight)``.
+    network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``.
 
     - prior logits ``Q(s, ·) / tau``: the DQN's action values as a softmax policy at
       temperature ``tau`` (``float32[]``);
-    - value ``weight · heuristic_value(s) + (1 - weight) · clip(max_legal Q(s, ·) /
-      win_reward, -1, 1)`` (the DQN's return is about ``±win_reward`` for a won or lost
-      game, so the scaled maximum reads as a value in [-1, 1]);
+    - value ``weight · heuristic_value(s, hunt_weight) + (1 - weight) ·
+      clip(max_legal Q(s, ·) / win_reward, -1, 1)`` (the DQN's return is about
+      ``±win_reward`` for a won or lost game, so the scaled maximum reads as a value in
+      [-1, 1]);
     - afterstate value of action ``a``: the same mix with ``clip(Q(s, a) / win_reward)``,
       the DQN's own value of playing ``a`` before its chance outcome is known.
 
@@ -269,10 +315,11 @@ def dqn_prior_evaluation(
     float32[obs]`` are the checkpoint's network and observation
     (:func:`jungle_train.dqn.make_network`, :func:`jungle_train.dqn.observe`).
     """
-    q_params, inverse_temperature, weight = params
+    q_params, inverse_temperature, weight, hunt_weight = params
     q = q_network(q_params, jax.vmap(observe)(states))
     legal = states.legal_action_mask
-    balance = jax.vmap(functools.partial(heuristic_value, env.rules))(states, states.current_player)
+    hand = functools.partial(heuristic_value, env.rules, hunt_weight=hunt_weight)
+    balance = jax.vmap(hand)(states, states.current_player)
     best = jnp.max(jnp.where(legal, q, -jnp.inf), axis=-1)
     best = jnp.where(jnp.any(legal, axis=-1), best, 0.0)
     value = weight * balance + (1.0 - weight) * jnp.clip(best / win_reward, -1.0, 1.0)

@@ -104,6 +104,12 @@ def register_azero() -> None:
                 ("", "azero", "dqn"),
             ),
             "tau": Param(float, 1.0, "temperature of a DQN prior: softmax(Q / tau)"),
+            "hunt": Param(
+                float,
+                0.0,
+                "DQN prior: weight of the pull of the side ahead toward the enemies it can "
+                "take or trade off, in the hand-made leaf value",
+            ),
             "simulations": Param(int, 256, "search simulations per decision"),
             "time": Param(float, 0.0, "seconds per decision: sets simulations once (0: off)"),
             "heuristic": Param(

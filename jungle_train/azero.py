@@ -84,7 +84,7 @@ from jungle_train._azero_net import (
     network_evaluation,
     planes_shape,
 )
-from jungle_train._azero_search import SearchConfig, make_search, step_result
+from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search, step_result
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._config import RoundSchedule, config_to_json
 from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
@@ -612,7 +612,7 @@ def make_train(config: Config) -> Any:
         runner = parts.init(key)
         return jax.lax.scan(lambda r, _: parts.round(r), runner, None, length=config.num_rounds)
 
-    return jax.jit(train)
+    return jax.jit(train, compiler_options=COMPILER_OPTIONS)
 
 
 # ------------------------------------------------------------------ checkpoints, CLI
@@ -628,7 +628,7 @@ class AZeroTrainer:
         self.config = config
         self._parts = _Parts(config)
         self._init = jax.jit(self._parts.init)
-        self._round = jax.jit(self._parts.round)
+        self._round = jax.jit(self._parts.round, compiler_options=COMPILER_OPTIONS)
 
     def init(self, seed: int) -> RunnerState:
         """A fresh run from ``jax.random.key(seed)``."""

@@ -456,7 +456,7 @@ def test_dqn_prior_evaluation_reads_the_q_values() -> None:
     legal = np.asarray(batch.legal_action_mask)
 
     def evaluate(tau: float, weight: float) -> Evaluation:
-        p = (params, jnp.float32(1.0 / tau), jnp.float32(weight))
+        p = (params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(0.0))
         return dqn_prior_evaluation(env, q_network, observe, config.win_reward, p, batch)
 
     hand = np.asarray(
@@ -509,5 +509,51 @@ def test_dqn_prior_options_are_checked() -> None:
         make_agent("azero:tau=0", DARK)
     with pytest.raises(AgentSpecError, match="not of 'azero'"):  # a DQN file read as azero
         make_agent(f"azero:prior=azero,path={shipped_checkpoint('dqn')},simulations=4", DARK)
-    agent = make_agent(f"azero:path={shipped_checkpoint('dqn')},simulations=4,tau=2", DARK)
-    assert agent.prior == "dqn" and "tau=2" in agent.name
+    with pytest.raises(AgentSpecError, match="hunt"):
+        make_agent("azero:hunt=-1", DARK)
+    spec = f"azero:path={shipped_checkpoint('dqn')},simulations=4,tau=2,hunt=0.02"
+    agent = make_agent(spec, DARK)
+    assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
+
+
+def test_hunt_pulls_the_side_ahead_and_is_zero_sum() -> None:
+    """The hunting term: the side ahead in material is worth more the nearer its pieces
+    stand to the enemies they can take or trade off; the value stays zero-sum, and a
+    weight of 0 is the plain hand-made value."""
+    from jungle_train._azero_net import heuristic_value, hunt
+
+    env = make(DARK)
+    # Black (player 1) is ahead: elephant and rat against a lone elephant; the
+    # elephants trade off (both removed), so Black's elephant hunts White's
+    near = env.from_state(from_fen("8/8/8/8/8/8/Ee5r 1 0 0 - -"))
+    far = env.from_state(from_fen("e7/8/8/8/8/8/E6r 1 0 0 - -"))
+    assert float(hunt(DARK, near, 1)) > float(hunt(DARK, far, 1)) > 0
+    for state in (near, far):
+        plain = float(heuristic_value(DARK, state, 1))
+        pulled = float(heuristic_value(DARK, state, 1, 0.5))
+        assert pulled - plain == pytest.approx(0.5 * float(hunt(DARK, state, 1)), abs=1e-6)
+    gain = float(heuristic_value(DARK, near, 1, 0.5)) - float(heuristic_value(DARK, far, 1, 0.5))
+    plain_gain = float(heuristic_value(DARK, near, 1)) - float(heuristic_value(DARK, far, 1))
+    assert gain > plain_gain
+    batch: JaxState = jax.tree.map(
+        lambda *x: jnp.stack(x), *[env.from_state(s) for s in _random_states(DARK, 30, 4)]
+    )
+    value = jax.vmap(functools.partial(heuristic_value, DARK, hunt_weight=0.3))
+    np.testing.assert_allclose(
+        value(batch, batch.current_player), -value(batch, 1 - batch.current_player), atol=1e-6
+    )
+
+
+def test_time_sets_a_power_of_two_from_a_middlegame() -> None:
+    """``time`` picks the simulations once, from a search of a fixed middlegame (some
+    pieces face up, the game not over); the count is a power of two, at least 8."""
+    from jungle_train._azero_agent import _calibration_position
+
+    position = _calibration_position(DARK)
+    assert outcome(position) is None and position == _calibration_position(DARK)
+    assert any(0 < code <= 16 for code in position.board)  # something face up
+    agent = AZeroAgent(DARK, simulations=8, time=0.01)
+    assert agent.simulations >= 8 and agent.simulations & (agent.simulations - 1) == 0
+    assert agent.name == "azero:time=0.01"
+    state = new_game(DARK)
+    assert agent.act(state, np.random.default_rng(0)) in legal_actions(state)
