@@ -8,8 +8,9 @@ search, ``COMPILER_OPTIONS``), measured in the same run.
     .venv/bin/python benchmarks/azero_speed.py --simulations 256 --repeats 1   # smoke
 
 Positions: seeded random play, after 20, 60 and 120 plies (restarted when a game ends).
-For each simulation count and variant it prints the median seconds per search over the
-positions (each position the best of ``--repeats`` runs) and the ratio to the reference.
+For each simulation count and variant it prints the median seconds per search over
+``--repeats`` rounds of every position (the variants interleaved, each round with its
+own key), and the ratio of the reference's median to it.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def positions(plies: tuple[int, ...], seed: int) -> list[State]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--simulations", default="1024,2048")
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
@@ -74,29 +75,32 @@ def main() -> None:
     batches: list[JaxState] = [jax.tree.map(lambda x: x[None], env.from_state(s)) for s in states]
     print(
         f"DARK, {len(states)} positions (after 20, 60, 120 random plies), "
-        f"best of {args.repeats}, median over positions; jax {jax.__version__}, "
+        f"median of {args.repeats} runs x positions, interleaved; jax {jax.__version__}, "
         f"{jax.devices()[0].platform}"
     )
     for simulations in [int(x) for x in args.simulations.split(",")]:
-        reference = 0.0
-        for label, knobs, options in VARIANTS:
+        searches = []
+        for _, knobs, options in VARIANTS:
             search_config = SearchConfig(simulations=simulations, afterstate="parent", **knobs)
             search = jax.jit(make_search(env, evaluate, search_config), compiler_options=options)
             search(params, jax.random.key(0), batches[0]).action.block_until_ready()
-            times = []
+            searches.append(search)
+        # interleaved: every round times each variant on each position once, so that a
+        # machine slowing down or speeding up meanwhile touches every variant alike
+        times: list[list[float]] = [[] for _ in VARIANTS]
+        for repeat in range(args.repeats):
             for batch in batches:
-                best = float("inf")
-                for repeat in range(args.repeats):
+                for k, search in enumerate(searches):
                     begin = time.perf_counter()
                     search(params, jax.random.key(repeat), batch).action.block_until_ready()
-                    best = min(best, time.perf_counter() - begin)
-                times.append(best)
-            median = statistics.median(times)
-            reference = reference or median
-            each = " ".join(f"{t:.3f}" for t in times)
+                    times[k].append(time.perf_counter() - begin)
+        reference = statistics.median(times[0])
+        for (label, _, _), measured in zip(VARIANTS, times, strict=True):
+            median = statistics.median(measured)
+            low, high = min(measured), max(measured)
             print(
                 f"{simulations:5d} simulations  {label:44s} {median:7.3f} s "
-                f"({each})  x{reference / median:.2f}",
+                f"(min {low:.3f}, max {high:.3f})  x{reference / median:.2f}",
                 flush=True,
             )
 

@@ -30,7 +30,9 @@ sets the simulation count once, at construction, from a timed search of a fixed
 middlegame (rounded down to a power of two, at least 8), so the agent plays at about
 that speed on this machine;
 ``heuristic``: the weight of the hand-made value in the search's leaf values (-1: the
-checkpoint's, 1 for a DQN prior); ``tau``: the DQN prior's temperature; ``prior_mix``
+checkpoint's, 1 for a DQN prior); ``tau``: the DQN prior's temperature; ``hunt``: with a
+DQN prior, the weight of :func:`jungle_train._azero_net.hunt` in the hand-made value
+(0, off: measured, it did not score better); ``prior_mix``
 and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior)
 as in :class:`jungle_train._azero_search.SearchConfig`.
 The search plays the most visited action (DARK) or Gumbel MuZero's choice without

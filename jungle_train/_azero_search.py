@@ -49,13 +49,17 @@ Cost: every chance expansion steps the core once and evaluates the network once 
 decision expansion the chance function's ``lax.cond`` skips both). Two things cost more
 than that on a CPU, for one game at a time, and are kept small here:
 
-- mctx keeps every node's embedding in the tree, and XLA copies the embedding arrays
-  on every simulation. So a node stores a :class:`PackedState` (the legal mask as bits)
-  and, with ``afterstate="parent"``, one value instead of one per action: a 1,024-
-  simulation search of a DARK middlegame went from 0.48 s to 0.23 s.
+- mctx keeps every node's embedding in the tree, and XLA's CPU compiler copied the
+  embedding arrays on every simulation. So a node stores a :class:`PackedState` (the
+  legal mask as bits) and, with ``afterstate="parent"``, one value instead of one per
+  action; and the search is compiled with :data:`COMPILER_OPTIONS`, which removes the
+  copies.
 - mctx splits its key and draws ``uniform[A]`` tie-break noise at every level of every
-  simulation; :func:`search_key` turns the caller's key into an ``rbg`` one, which
-  halved the time again (measured: ``benchmarks/azero_strength.py`` latencies).
+  simulation; :func:`search_key` turns the caller's key into an ``rbg`` one, much
+  cheaper than ``threefry`` on a CPU.
+
+``benchmarks/azero_speed.py`` measures the three against the plain search (README:
+×1.66 at 1,024 simulations, ×1.81 at 2,048, one DARK game).
 """
 
 from __future__ import annotations
@@ -318,7 +322,8 @@ class _Model:
         ev = self.evaluate(params, states)
         done = (states.terminated | states.truncated)[:, None]
         value = jnp.where(done[:, 0], 0.0, ev.value).astype(jnp.float32)
-        after = jnp.where(states.legal_action_mask, ev.afterstate, -1.0)
+        guess = ev.value[:, None] if self.parent_afterstate else ev.afterstate
+        after = jnp.where(states.legal_action_mask, guess, -1.0)
         after = jnp.where(done, 0.0, after).astype(jnp.float32)
         logits = _masked_logits(
             ev.logits.astype(jnp.float32), states.legal_action_mask, self.prior_mix

@@ -365,25 +365,31 @@ def test_packed_state_round_trip(rules: Rules) -> None:
 
 def test_compact_nodes_search_as_the_plain_ones() -> None:
     """Compact nodes (packed positions; with ``afterstate="parent"``, one value a node)
-    must search exactly as plain ones do, and ``"parent"`` as ``"head"`` does with an
-    afterstate head that repeats the position's value."""
+    must search exactly as plain ones do, with either afterstate; and ``"parent"`` as
+    ``"head"`` does with an afterstate head that repeats the position's value."""
     env = make(DARK)
     network = _network(DARK)
     params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(DARK))))
+    own_head = functools.partial(network_evaluation, env, network)
 
-    def evaluate(params: Any, states: JaxState) -> Evaluation:
+    def value_head(params: Any, states: JaxState) -> Evaluation:
         ev = network_evaluation(env, network, params, states)
         return Evaluation(ev.logits, ev.value, jnp.broadcast_to(ev.value[:, None], ev.logits.shape))
 
     picks = [s for s in _random_states(DARK, 60, 11) if outcome(s) is None][::6]
     batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
-    weights = []
-    for afterstate, compact in [("head", False), ("parent", True), ("head", True)]:
-        config = SearchConfig(simulations=48, afterstate=afterstate, compact=compact)
+
+    def weights(evaluate: Any, afterstate: str, compact: bool) -> np.ndarray[Any, Any]:
+        config = SearchConfig(simulations=32, afterstate=afterstate, compact=compact)
         out = jax.jit(make_search(env, evaluate, config))(params, jax.random.key(2), batch)
-        weights.append(np.asarray(out.action_weights))
-    for other in weights[1:]:
-        np.testing.assert_allclose(other, weights[0], atol=1e-6)
+        return np.asarray(out.action_weights)
+
+    for afterstate in ("head", "parent"):
+        plain = weights(own_head, afterstate, False)
+        np.testing.assert_allclose(weights(own_head, afterstate, True), plain, atol=1e-6)
+    np.testing.assert_allclose(
+        weights(value_head, "parent", True), weights(value_head, "head", True), atol=1e-6
+    )
 
 
 # ------------------------------------------------------------------------ training
