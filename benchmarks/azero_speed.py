@@ -23,11 +23,10 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from jungle_core import DARK, State, legal_actions, new_game, outcome, step
+from jungle_core import DARK, State
 from jungle_core.jax_env import JaxState, make
-from jungle_train._azero_agent import dqn_functions, load_dqn
+from jungle_train._azero_agent import _calibration_position, dqn_functions, load_dqn
 from jungle_train._azero_net import dqn_prior_evaluation
 from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search
 from jungle_train._learned import shipped_checkpoint
@@ -43,20 +42,8 @@ VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 
 def positions(plies: tuple[int, ...], seed: int) -> list[State]:
     """The positions after ``plies`` random plies, each its own seeded game (restarted
-    when it ends)."""
-    found = []
-    for count in plies:
-        rng = np.random.default_rng(seed + count)
-        state = new_game(DARK, seed=seed + count)
-        for _ in range(count):
-            if outcome(state) is not None:
-                state = new_game(DARK, seed=int(rng.integers(2**31)))
-            actions = legal_actions(state)
-            state = step(state, actions[int(rng.integers(len(actions)))], rng)
-        if outcome(state) is not None:
-            state = new_game(DARK, seed=seed)
-        found.append(state)
-    return found
+    when it ends): the agent's own calibration middlegames."""
+    return [_calibration_position(DARK, plies=count, seed=seed + count) for count in plies]
 
 
 def main() -> None:
@@ -69,7 +56,9 @@ def main() -> None:
     env = make(DARK)
     config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
     q_network, observe = dqn_functions(env, config)
-    evaluate = functools.partial(dqn_prior_evaluation, env, q_network, observe, config.win_reward)
+    evaluate = functools.partial(
+        dqn_prior_evaluation, env, q_network, observe, config.win_reward, hunting=False
+    )
     params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
     states = positions((20, 60, 120), args.seed)
     batches: list[JaxState] = [jax.tree.map(lambda x: x[None], env.from_state(s)) for s in states]

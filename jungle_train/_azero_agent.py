@@ -180,14 +180,20 @@ def _searcher(
 ) -> Callable[[Any, jax.Array, JaxState], jax.Array]:
     """A jitted ``(params, key, state[1]) -> int32[1]`` search, one per configuration
     in a process (so agents of several checkpoints share the compiled code).
-    ``model``: ``("azero", channels, conv_layers)`` or ``("dqn", DQN config)``."""
+    ``model``: ``("azero", channels, conv_layers)`` or ``("dqn", DQN config, hunting)``
+    (``hunting``: the hunt weight is above 0, so the evaluation computes the term)."""
     env = make(rules)
     evaluate: Any
     if model[0] == "dqn":
-        dqn_config = model[1]
+        dqn_config, hunting = model[1], model[2]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
-            dqn_prior_evaluation, env, q_network, observe_one, dqn_config.win_reward
+            dqn_prior_evaluation,
+            env,
+            q_network,
+            observe_one,
+            dqn_config.win_reward,
+            hunting=hunting,
         )
     else:
         network = build_network(rules, model[1], model[2])
@@ -313,7 +319,7 @@ class AZeroAgent:
         self.config = {}
         weight = 1.0 if heuristic < 0 else heuristic
         self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(hunt))
-        self._model = ("dqn", dqn_config)
+        self._model = ("dqn", dqn_config, hunt > 0)
         self._depth = 0
         self._considered = 16
 

@@ -298,6 +298,7 @@ def dqn_prior_evaluation(
     win_reward: float,
     params: tuple[Any, jax.Array, jax.Array, jax.Array],
     states: JaxState,
+    hunting: bool = True,
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
     network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``.
@@ -314,8 +315,12 @@ def dqn_prior_evaluation(
     ``q_network(params, obs[B, obs]) -> float32[B, A]`` and ``observe(state) ->
     float32[obs]`` are the checkpoint's network and observation
     (:func:`jungle_train.dqn.make_network`, :func:`jungle_train.dqn.observe`).
+    ``hunting=False`` (static) leaves :func:`hunt` out of the trace altogether, the hunt
+    weight unread: the search evaluates at every chance expansion, and a traced weight
+    of 0 would still compute it.
     """
-    q_params, inverse_temperature, weight, hunt_weight = params
+    q_params, inverse_temperature, weight, traced_hunt = params
+    hunt_weight: jax.Array | float = traced_hunt if hunting else 0.0
     q = q_network(q_params, jax.vmap(observe)(states))
     legal = states.legal_action_mask
     hand = functools.partial(heuristic_value, env.rules, hunt_weight=hunt_weight)
