@@ -110,6 +110,12 @@ def register_azero() -> None:
                 "DQN prior: weight of the pull of the side ahead toward the enemies it can "
                 "take or trade off, in the hand-made leaf value",
             ),
+            "endgame": Param(
+                int,
+                3,
+                "exact endgame tables (jungle_agents.endgame) for face-up positions of at "
+                "most this many pieces: 2, 3 or 4 (0: off; 4 costs ~40 s and 1.4 GB per material)",
+            ),
             "simulations": Param(int, 256, "search simulations per decision"),
             "time": Param(float, 0.0, "seconds per decision: sets simulations once (0: off)"),
             "heuristic": Param(

@@ -563,3 +563,36 @@ def test_time_sets_a_power_of_two_from_a_middlegame() -> None:
     assert agent.name == "azero:time=0.01"
     state = new_game(DARK)
     assert agent.act(state, np.random.default_rng(0)) in legal_actions(state)
+
+
+def test_dqn_prior_agent_keeps_the_endgame_tables_value() -> None:
+    """Where the endgame tables cover a position, the agent's action is one that keeps its
+    exact value (a fastest win, a drawing or a slowest losing action), including where
+    the search alone (8 simulations) would choose otherwise; ``endgame=0`` turns it off."""
+    from jungle_agents import AgentSpecError, make_agent
+    from jungle_agents.endgame import EndgameTables
+
+    tables = EndgameTables()
+    agent = make_agent("azero:simulations=8", DARK)
+    plain = make_agent("azero:simulations=8,endgame=0", DARK)
+    assert "endgame=0" in plain.name and plain._endgame is None
+    restricted = plain_outside = 0
+    fens = [
+        "8/8/8/8/8/8/E1t5",
+        "8/8/3r4/8/8/2E5/8",
+        "8/8/8/3e4/8/2E1R3/8",
+        "8/8/2p5/8/4P3/8/l7",
+        "8/3t4/8/8/3E4/8/8",
+    ]
+    for fen in fens:
+        for to_move in (0, 1):
+            state = from_fen(f"{fen} {to_move} 0 0 - -")
+            best = tables.best_actions(state)
+            assert best is not None
+            restricted += len(best) < len(legal_actions(state))
+            for seed in range(3):
+                assert agent.act(state, np.random.default_rng(seed)) in best
+                plain_outside += plain.act(state, np.random.default_rng(seed)) not in best
+    assert restricted >= 4 and plain_outside >= 1  # the check can fail without the tables
+    with pytest.raises(AgentSpecError, match="endgame"):
+        make_agent("azero:endgame=5", DARK)
