@@ -3,7 +3,8 @@
 It sits at the top of the dependency graph (it may import every package), so it lives in
 a module of its own. Each sub-command is a function that tests call directly.
 
-Sub-commands: ``demo`` (one random game), ``perft``, ``show``, ``agents`` (the agent
+Sub-commands: ``demo`` (one random game), ``perft``, ``show``, ``endgame`` (the exact
+value of a face-up DARK endgame), ``agents`` (the agent
 kinds and their parameters), ``match``, ``tournament``, ``play`` (a human against an
 agent), ``replay``, ``serve`` (the browser page); the training commands ``train``,
 ``plot`` and ``ablate`` live in :mod:`jungle_cli._train`.
@@ -104,6 +105,31 @@ def _cmd_perft(args: argparse.Namespace) -> int:
 def _cmd_show(args: argparse.Namespace) -> int:
     rules = jc.rules_by_name(args.rules)
     print(jc.render(jc.from_fen(args.fen, rules) if args.fen else jc.new_game(rules)))
+    return 0
+
+
+def _cmd_endgame(args: argparse.Namespace) -> int:
+    from jungle_agents.endgame import EndgameTables
+
+    state = jc.from_fen(args.fen, jc.rules_by_name(args.rules))
+    tables = EndgameTables(args.pieces)
+    probe = tables.probe(state)
+    values = tables.action_values(state)
+    if probe is None or values is None:
+        raise ValueError(
+            f"the endgame tables cover DARK positions with every piece face up and at most "
+            f"{args.pieces} pieces, the game not over: not {args.fen!r}"
+        )
+    words = {1: "win", 0: "draw", -1: "loss"}
+    plies = f" in {probe.plies} plies to the removal" if probe.result else ""
+    print(jc.render(state))
+    print(f"player {state.to_move} to move: {words[probe.result]}{plies}")
+    ranked = sorted(
+        values.items(), key=lambda item: (-item[1].result, item[1].plies * item[1].result)
+    )
+    for action, value in ranked:
+        detail = f" ({value.plies} plies)" if value.result else ""
+        print(f"  {jc.action_to_str(state, action):7} {words[value.result]}{detail}")
     return 0
 
 
@@ -261,6 +287,14 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--rules", default="dark")
     show.add_argument("--fen", default=None)
     show.set_defaults(func=_cmd_show)
+
+    endgame = sub.add_parser(
+        "endgame", help="exact value of a face-up DARK endgame and of each of its moves"
+    )
+    endgame.add_argument("fen", help="position string, every piece face up")
+    endgame.add_argument("--rules", default="dark", help="dark | dark_strict")
+    endgame.add_argument("--pieces", type=int_in(2, 4), default=3, help="largest table (4: slow)")
+    endgame.set_defaults(func=_cmd_endgame)
 
     agents = sub.add_parser("agents", help="list the agent kinds and their parameters")
     agents.set_defaults(func=_cmd_agents)

@@ -38,6 +38,15 @@ def test_perft_keeps_its_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out.startswith("perft(1) = 256  (")
 
 
+def test_endgame_prints_the_value_and_every_move(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["endgame", "8/8/8/3e4/8/2E1R3/8 0 0 0 - -"]) == 0
+    out = capsys.readouterr().out
+    assert "player 0 to move: win in 15 plies to the removal" in out
+    assert out.splitlines()[-8].split() == ["e2-e3", "win", "(15", "plies)"]  # fastest first
+    assert main(["endgame", "?7/8/8/8/8/8/E6r 0 0 0 - T"]) == 2  # a face-down piece
+    assert "cover DARK positions with every piece face up" in capsys.readouterr().err
+
+
 def test_agents_lists_kinds_and_parameters(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["agents"]) == 0
     out = capsys.readouterr().out
