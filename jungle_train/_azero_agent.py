@@ -20,10 +20,14 @@ What guides the search (``prior``):
   (:func:`jungle_train._azero_net.dqn_prior_evaluation`). The DQN knows which moves
   matter (it takes and converts, and does not walk into a bigger piece), which the
   AlphaZero prior trained here did not learn; the search supplies the tactics.
+- ``"hand"``: no network: a uniform prior and the hand-made value (DARK's, or CLASSIC's
+  piece-square evaluation; :func:`jungle_train._azero_net.hand_evaluation`), the search's
+  baseline, and on CLASSIC, where no checkpoint ships, what plays.
 - ``""``: the kind of the checkpoint ``path`` names; without a path the shipped
   AlphaZero checkpoint where one exists, else DARK's shipped DQN
-  (:func:`default_prior`). So ``make_agent("azero", DARK)`` plays the DQN-guided search
-  from the shipped files.
+  (:func:`default_prior`), else (CLASSIC) ``"hand"``. So ``make_agent("azero", DARK)``
+  plays the DQN-guided search from the shipped files, ``make_agent("azero", CLASSIC)``
+  the hand-guided one.
 
 Parameters: ``simulations`` per decision, or ``time``: seconds per decision, which
 sets the simulation count once, at construction, from a timed search of a fixed
@@ -71,7 +75,9 @@ from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._azero_net import (
     PolicyValueNetwork,
     blended_evaluation,
+    classic_piece_squares,
     dqn_prior_evaluation,
+    hand_evaluation,
     planes_shape,
 )
 from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search
@@ -96,9 +102,9 @@ __all__ = [
 RULES = {"dark": DARK, "classic": CLASSIC}
 """The rule sets an AlphaZero config may name."""
 
-PRIORS = ("", "azero", "dqn")
-"""What guides the search (``prior=``): an AlphaZero checkpoint, a DQN checkpoint, or
-(empty) :func:`default_prior`'s choice."""
+PRIORS = ("", "azero", "dqn", "hand")
+"""What guides the search (``prior=``): an AlphaZero checkpoint, a DQN checkpoint, the
+hand-made value alone, or (empty) :func:`default_prior`'s choice."""
 
 _SHIPPED = {"dark": "azero.npz", "classic": "azero_classic.npz"}
 _MAKE = {"dark": "--config cpu", "classic": "--config classic-cpu"}
@@ -117,18 +123,20 @@ def build_network(rules: Rules, channels: int, conv_layers: int) -> PolicyValueN
 def default_prior(rules: Rules, path: str) -> str:
     """What guides the search when ``prior`` is not given: the kind of the checkpoint
     ``path`` names; without a path, the shipped AlphaZero checkpoint where one exists,
-    else (DARK) the shipped DQN.
+    else the shipped DQN (DARK) or the hand-made value (CLASSIC).
 
     >>> from jungle_core import CLASSIC, DARK
     >>> default_prior(DARK, ""), default_prior(CLASSIC, "")
-    ('dqn', 'azero')
+    ('dqn', 'hand')
     """
     if path:
         return "dqn" if load_checkpoint(path).kind == "dqn" else "azero"
     name = next((n for n, r in RULES.items() if r == rules), None)
     if name is not None and (SHIPPED / _SHIPPED[name]).exists():
         return "azero"
-    return "dqn" if rules.is_dark else "azero"
+    if name is None:
+        return "azero"  # shipped_azero names the rule sets it plays
+    return "dqn" if rules.is_dark else "hand"
 
 
 def load_dqn(source: str) -> tuple[DQNConfig, Any, int]:
@@ -186,11 +194,14 @@ def _searcher(
     """A jitted ``(params, key, state[1]) -> (action int32[1], weights float32[1, A])``
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
-    ``model``: ``("azero", channels, conv_layers)`` or ``("dqn", DQN config, hunting)``
-    (``hunting``: the hunt weight is above 0, so the evaluation computes the term)."""
+    ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting)``
+    (``hunting``: the hunt weight is above 0, so the evaluation computes the term) or
+    ``("hand",)``."""
     env = make(rules)
     evaluate: Any
-    if model[0] == "dqn":
+    if model[0] == "hand":
+        evaluate = functools.partial(hand_evaluation, env)
+    elif model[0] == "dqn":
         dqn_config, hunting = model[1], model[2]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
@@ -268,6 +279,10 @@ class AZeroAgent:
         if prior == "dqn":
             source = path or shipped_checkpoint("dqn")
             self._init_dqn(source, heuristic, tau, hunt)
+        elif prior == "hand":
+            if path or hunt or heuristic >= 0:
+                raise ValueError("prior=hand reads no checkpoint: no path, hunt or heuristic")
+            self._init_hand()
         else:
             if hunt:
                 raise ValueError("hunt weighs the hand-made value of prior=dqn only")
@@ -275,7 +290,7 @@ class AZeroAgent:
             self._init_azero(source, heuristic)
         self._prior_mix = float(self.config.get("prior_mix", 0.0)) if prior_mix < 0 else prior_mix
         self._afterstate = afterstate or str(
-            self.config.get("afterstate", "parent" if prior == "dqn" else "head")
+            self.config.get("afterstate", "head" if prior == "azero" else "parent")
         )
         self.simulations = simulations
         self._search = self._compile(simulations)
@@ -321,6 +336,16 @@ class AZeroAgent:
         self._model: tuple[Any, ...] = ("azero", channels, layers)
         self._depth = int(config.get("max_depth", 0))
         self._considered = int(config.get("max_considered", 16))
+
+    def _init_hand(self) -> None:
+        """No checkpoint: the uniform prior and the hand-made value."""
+        self.config = {}
+        self.step = 0
+        pst = classic_piece_squares(self.rules) if not self.rules.is_dark else np.zeros(())
+        self.params = jnp.asarray(pst, jnp.float32)
+        self._model = ("hand",)
+        self._depth = 0
+        self._considered = 16
 
     def _init_dqn(self, source: str, heuristic: float, tau: float, hunt: float) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""

@@ -39,9 +39,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jungle_agents import ClassicEvaluator
 from jungle_core import Rules
 from jungle_core.jax_env import JaxEnv, JaxState
-from jungle_core.lowlevel import BattleResult, tables
+from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
 from jungle_train._board import potential, present
 from jungle_train._learned import coordinate_planes, square_distances
 from jungle_train._qnets import ShiftConv
@@ -51,7 +52,10 @@ __all__ = [
     "PolicyValueNetwork",
     "blended_evaluation",
     "canonical_planes",
+    "classic_piece_squares",
     "dqn_prior_evaluation",
+    "hand_evaluation",
+    "hand_value",
     "material_balance",
     "network_evaluation",
     "planes_shape",
@@ -330,3 +334,58 @@ def dqn_prior_evaluation(
     value = weight * balance + (1.0 - weight) * jnp.clip(best / win_reward, -1.0, 1.0)
     afterstate = weight * balance[:, None] + (1.0 - weight) * jnp.clip(q / win_reward, -1.0, 1.0)
     return Evaluation(q * inverse_temperature, value, afterstate)
+
+
+CLASSIC_VALUE_SCALE = 200.0
+"""CLASSIC's hand-made value is ``tanh(evaluation / CLASSIC_VALUE_SCALE)``: a piece of
+value 80 up reads as about 0.38, the Elephant's 100 with its development as about 0.5."""
+
+
+@functools.cache
+def classic_piece_squares(rules: Rules) -> np.ndarray[Any, np.dtype[np.float32]]:
+    """``float32[NUM_CODES, N]``: the piece-square table of the CLASSIC evaluation of
+    :class:`jungle_agents.ClassicEvaluator` for player 0 (piece value, development, den
+    attack and den defence, enemy pieces negative; 0 for the empty square), so that
+    ``Σ_sq table[board[sq], sq]`` is that evaluation without its threat and mobility
+    terms (which need a move loop). Player 1's is its negation.
+
+    >>> from jungle_core import CLASSIC
+    >>> classic_piece_squares(CLASSIC).shape
+    (20, 63)
+    """
+    pst = np.zeros((NUM_CODES, rules.num_squares), np.float32)
+    rows = ClassicEvaluator(rules, 0).pst
+    pst[: len(rows)] = np.asarray(rows, np.float32)
+    return pst
+
+
+def hand_value(rules: Rules, pst: jax.Array, state: JaxState, player: jax.Array) -> jax.Array:
+    """``float32[]``: a hand-made value of a position for ``player``, in [-1, 1]: DARK's
+    :func:`heuristic_value`; CLASSIC's piece-square evaluation (``pst``:
+    :func:`classic_piece_squares`, ``float32[NUM_CODES, N]``) through ``tanh(x /``
+    :data:`CLASSIC_VALUE_SCALE` ``)``.
+
+    >>> from jungle_core import CLASSIC, from_fen, new_game
+    >>> from jungle_core.jax_env import make
+    >>> pst = jnp.asarray(classic_piece_squares(CLASSIC))
+    >>> start = make(CLASSIC).from_state(new_game(CLASSIC))
+    >>> float(hand_value(CLASSIC, pst, start, 0)) == float(hand_value(CLASSIC, pst, start, 1))
+    True
+    """
+    if rules.is_dark:
+        return heuristic_value(rules, state, player)
+    squares = jnp.arange(rules.num_squares)
+    score = jnp.sum(pst[state.board.astype(jnp.int32), squares])
+    return jnp.tanh(jnp.where(player == 0, score, -score) / CLASSIC_VALUE_SCALE)
+
+
+def hand_evaluation(env: JaxEnv, pst: jax.Array, states: JaxState) -> Evaluation:
+    """No network: the uniform prior (logits 0) and :func:`hand_value` for the player
+    to move as the value of the position and of each of its afterstates (a chance node
+    is valued by its parent). ``pst``: :func:`classic_piece_squares` (read for CLASSIC
+    only). The search's baseline: what the true model and a hand-made evaluation find
+    without anything learned."""
+    value = jax.vmap(functools.partial(hand_value, env.rules, pst))(states, states.current_player)
+    logits = jnp.zeros(states.legal_action_mask.shape, jnp.float32)
+    afterstate = jnp.broadcast_to(value[:, None], logits.shape)
+    return Evaluation(logits, value, afterstate)

@@ -99,9 +99,10 @@ def register_azero() -> None:
             "prior": Param(
                 str,
                 "",
-                "what guides the search: an azero or a dqn checkpoint (empty: the path's "
-                "kind; without a path the shipped azero.npz, else DARK's shipped dqn.npz)",
-                ("", "azero", "dqn"),
+                "what guides the search: an azero or a dqn checkpoint, or hand (uniform "
+                "prior, hand-made value) (empty: the path's kind; without a path the "
+                "shipped azero.npz, else DARK's shipped dqn.npz, CLASSIC's hand)",
+                ("", "azero", "dqn", "hand"),
             ),
             "tau": Param(float, 1.0, "temperature of a DQN prior: softmax(Q / tau)"),
             "hunt": Param(

@@ -503,6 +503,8 @@ def test_dqn_prior_agent_takes_the_last_piece(player: int) -> None:
     assert isinstance(agent, AZeroAgent) and agent.prior == "dqn"
     state = _dark(CAPTURE, player)
     assert action_to_str(state, agent.act(state, np.random.default_rng(0))) == "d4xd5"
+    hand = make_agent("azero:simulations=32,prior=hand", DARK)  # no network at all
+    assert action_to_str(state, hand.act(state, np.random.default_rng(0))) == "d4xd5"
 
 
 def test_dqn_prior_options_are_checked() -> None:
@@ -596,3 +598,44 @@ def test_dqn_prior_agent_keeps_the_endgame_tables_value() -> None:
     assert restricted >= 4 and plain_outside >= 1  # the check can fail without the tables
     with pytest.raises(AgentSpecError, match="endgame"):
         make_agent("azero:endgame=5", DARK)
+
+
+def test_classic_hand_value_is_the_piece_square_evaluation() -> None:
+    """CLASSIC's hand-made value is the minimax evaluation's piece-square part (no
+    threats, no mobility) through tanh, from either side, on positions of random games."""
+    from jungle_agents import ClassicEvaluator, ClassicWeights
+    from jungle_train._azero_net import CLASSIC_VALUE_SCALE, classic_piece_squares, hand_value
+
+    env = make(CLASSIC)
+    pst = jnp.asarray(classic_piece_squares(CLASSIC))
+    weights = ClassicWeights(threat=0.0, mobility=0.0)
+    evaluators = [ClassicEvaluator(CLASSIC, p, weights) for p in (0, 1)]
+    states = [s for s in _random_states(CLASSIC, 60, 3) if outcome(s) is None]
+    assert len(states) > 40
+    for state in states[::3]:
+        jstate = env.from_state(state)
+        for player in (0, 1):
+            want = np.tanh(evaluators[player].evaluate(state) / CLASSIC_VALUE_SCALE)
+            got = float(hand_value(CLASSIC, pst, jstate, jnp.int32(player)))
+            assert got == pytest.approx(want, abs=1e-5)
+            assert got == pytest.approx(-float(hand_value(CLASSIC, pst, jstate, 1 - player)))
+
+
+@pytest.mark.parametrize(
+    ("picture", "player", "move"),
+    [(DEN_P0, 0, "d8-d9"), (DEN_P1, 1, "d2-d1"), (DEFEND_P0, 0, "c2xd2"), (DEFEND_P1, 1, "e8xd8")],
+)
+def test_hand_prior_is_classic_default_and_finds_the_den(
+    picture: str, player: int, move: str
+) -> None:
+    """Without a shipped CLASSIC checkpoint ``azero`` on CLASSIC is the search with the
+    uniform prior and the hand-made value: it enters the den, and stops the opponent's
+    entry, for either player."""
+    from jungle_agents import AgentSpecError, make_agent
+
+    agent = make_agent("azero:simulations=256", CLASSIC)
+    assert isinstance(agent, AZeroAgent) and agent.prior == "hand"
+    state = _classic(picture, player)
+    assert action_to_str(state, agent.act(state, np.random.default_rng(0))) == move
+    with pytest.raises(AgentSpecError, match="no path"):
+        make_agent("azero:prior=hand,hunt=0.1", CLASSIC)
