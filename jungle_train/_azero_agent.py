@@ -345,7 +345,9 @@ class AZeroAgent:
         self.params = jnp.asarray(pst, jnp.float32)
         self._model = ("hand",)
         self._depth = 0
-        self._considered = 16
+        # every legal root action: with equal prior logits and no Gumbel noise (play),
+        # the top 16 would be the 16 lowest action indices, a corner of the board
+        self._considered = self._env.num_actions
 
     def _init_dqn(self, source: str, heuristic: float, tau: float, hunt: float) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""

@@ -621,16 +621,37 @@ def test_classic_hand_value_is_the_piece_square_evaluation() -> None:
             assert got == pytest.approx(-float(hand_value(CLASSIC, pst, jstate, 1 - player)))
 
 
+# Player 0's Dog next to the den d9, and 23 other moves, all of lower index: with equal
+# prior logits and no Gumbel noise, a root that considered 16 actions never saw d8-d9.
+CROWD_P0 = """
+l . . * . . .
+. . . D . . .
+. . . . . . .
+. ~ ~ . ~ ~ .
+. ~ ~ . ~ ~ .
+. ~ ~ . ~ ~ .
+. . . . . . .
+L . W . P . C
+. T . * . E .
+"""
+
+
 @pytest.mark.parametrize(
     ("picture", "player", "move"),
-    [(DEN_P0, 0, "d8-d9"), (DEN_P1, 1, "d2-d1"), (DEFEND_P0, 0, "c2xd2"), (DEFEND_P1, 1, "e8xd8")],
+    [
+        (DEN_P0, 0, "d8-d9"),
+        (DEN_P1, 1, "d2-d1"),
+        (DEFEND_P0, 0, "c2xd2"),
+        (DEFEND_P1, 1, "e8xd8"),
+        (CROWD_P0, 0, "d8-d9"),
+    ],
 )
 def test_hand_prior_is_classic_default_and_finds_the_den(
     picture: str, player: int, move: str
 ) -> None:
     """Without a shipped CLASSIC checkpoint ``azero`` on CLASSIC is the search with the
     uniform prior and the hand-made value: it enters the den, and stops the opponent's
-    entry, for either player."""
+    entry, for either player; its root weighs every legal action (CROWD_P0)."""
     from jungle_agents import AgentSpecError, make_agent
 
     agent = make_agent("azero:simulations=256", CLASSIC)
