@@ -255,7 +255,7 @@ class EndgameTables:
         }
         win = np.full((2, size), UNSOLVED, np.int16)
         loss = np.full((2, size), UNSOLVED, np.int16)
-        cap = _remaining(rules, 0) if rules.no_removal_limit else 100_000
+        cap = _remaining(rules, 0)  # plies fit int16: the limit, or UNSOLVED - 1 without one
         lose_stuck = rules.no_moves == "loses"
         for plies in range(1, cap + 1):
             changed = False

@@ -58,7 +58,7 @@ def _random_positions(rules: Rules, count: int, seed: int) -> list[State]:
         squares = [
             int(s) for s in rng.choice(rules.rows * rules.cols, size=len(codes), replace=False)
         ]
-        clock = int(rng.choice([0, 0, limit // 2, limit - 5, limit - 1]))
+        clock = int(rng.choice([0, 0, limit // 2, limit - 5, limit - 1])) if limit else 0
         positions.append(_position(rules, codes, squares, int(rng.integers(2)), clock))
     return positions
 
@@ -70,6 +70,7 @@ def _random_positions(rules: Rules, count: int, seed: int) -> list[State]:
         attrs.evolve(DARK, name="EQ", equal_rank="attacker_wins", no_moves="draw"),
         attrs.evolve(DARK, name="FB", weaker_attack="forbidden", equal_rank="forbidden"),
         attrs.evolve(DARK, name="L20", no_removal_limit=20),
+        attrs.evolve(DARK, name="NL", no_removal_limit=0),  # no limit: distances unbounded
     ],
     ids=lambda r: r.name,
 )
