@@ -20,9 +20,10 @@ What guides the search (``prior``):
   (:func:`jungle_train._azero_net.dqn_prior_evaluation`). The DQN knows which moves
   matter (it takes and converts, and does not walk into a bigger piece), which the
   AlphaZero prior trained here did not learn; the search supplies the tactics.
-- ``"hand"``: no network: a uniform prior and the hand-made value (DARK's, or CLASSIC's
-  piece-square evaluation; :func:`jungle_train._azero_net.hand_evaluation`), the search's
-  baseline, and on CLASSIC, where no checkpoint ships, what plays.
+- ``"hand"``: no network: the hand-made value (DARK's, or CLASSIC's piece-square
+  evaluation) and a uniform prior (DARK) or each move's change of that evaluation as
+  the prior's logits (CLASSIC; :func:`jungle_train._azero_net.hand_evaluation`): the
+  search's baseline, and on CLASSIC, where no checkpoint ships, what plays.
 - ``""``: the kind of the checkpoint ``path`` names; without a path the shipped
   AlphaZero checkpoint where one exists, else DARK's shipped DQN
   (:func:`default_prior`), else (CLASSIC) ``"hand"``. So ``make_agent("azero", DARK)``
@@ -76,6 +77,7 @@ from jungle_train._azero_net import (
     PolicyValueNetwork,
     blended_evaluation,
     classic_piece_squares,
+    classic_targets,
     dqn_prior_evaluation,
     hand_evaluation,
     planes_shape,
@@ -338,15 +340,19 @@ class AZeroAgent:
         self._considered = int(config.get("max_considered", 16))
 
     def _init_hand(self) -> None:
-        """No checkpoint: the uniform prior and the hand-made value."""
+        """No checkpoint: the hand-made prior and value."""
         self.config = {}
         self.step = 0
-        pst = classic_piece_squares(self.rules) if not self.rules.is_dark else np.zeros(())
-        self.params = jnp.asarray(pst, jnp.float32)
+        if self.rules.is_dark:
+            self.params = (jnp.zeros(()), jnp.zeros((), jnp.int32))
+        else:
+            pst = jnp.asarray(classic_piece_squares(self.rules), jnp.float32)
+            self.params = (pst, jnp.asarray(classic_targets(self.rules)))
         self._model = ("hand",)
         self._depth = 0
-        # every legal root action: with equal prior logits and no Gumbel noise (play),
-        # the top 16 would be the 16 lowest action indices, a corner of the board
+        # every legal root action: with equal prior logits (DARK; CLASSIC's quiet moves
+        # far from the dens) and no Gumbel noise (play), the top 16 would be the 16
+        # lowest action indices, a corner of the board
         self._considered = self._env.num_actions
 
     def _init_dqn(self, source: str, heuristic: float, tau: float, hunt: float) -> None:

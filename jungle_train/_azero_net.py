@@ -42,7 +42,7 @@ import numpy as np
 from jungle_agents import ClassicEvaluator
 from jungle_core import Rules
 from jungle_core.jax_env import JaxEnv, JaxState
-from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
+from jungle_core.lowlevel import EMPTY, NUM_CODES, BattleResult, classic_moves, tables
 from jungle_train._board import potential, present
 from jungle_train._learned import coordinate_planes, square_distances
 from jungle_train._qnets import ShiftConv
@@ -53,6 +53,8 @@ __all__ = [
     "blended_evaluation",
     "canonical_planes",
     "classic_piece_squares",
+    "classic_prior_logits",
+    "classic_targets",
     "dqn_prior_evaluation",
     "hand_evaluation",
     "hand_value",
@@ -359,6 +361,66 @@ def classic_piece_squares(rules: Rules) -> np.ndarray[Any, np.dtype[np.float32]]
     return pst
 
 
+PRIOR_SCALE = 20.0
+"""CLASSIC's hand prior: logits are each move's change of the piece-square evaluation
+for the mover divided by this (taking a piece of value 80: about +4; a step toward the
+enemy den: +0.1 and more near it)."""
+
+
+@functools.cache
+def classic_targets(rules: Rules) -> np.ndarray[Any, np.dtype[np.int32]]:
+    """``int32[NUM_CODES, N, 4]``: the square each piece reaches from each square in each
+    direction on an otherwise empty board (a Lion's or Tiger's jump lands beyond the
+    river), asked of the core's CLASSIC move generator; the square itself where the
+    piece cannot move that way. Legality (a Rat in the water blocking a jump, the
+    capture rules, the own den) is left to the legal-action mask.
+
+    >>> from jungle_core import CLASSIC
+    >>> t = classic_targets(CLASSIC)
+    >>> t.shape, int(t[0, 5, 0])          # the empty square goes nowhere
+    ((20, 63, 4), 5)
+    """
+    n = rules.num_squares
+    target = np.tile(np.arange(n, dtype=np.int32)[None, :, None], (NUM_CODES, 1, 4))
+    t = tables(rules)
+    for code in range(1, 17):
+        owner = (code - 1) >> 3
+        for sq in range(n):
+            alone = [EMPTY] * n
+            alone[sq] = code
+            for action, _, to in classic_moves(tuple(alone), owner, t):
+                target[code, sq, (action - n) % 4] = to
+    return target
+
+
+def classic_prior_logits(
+    rules: Rules, pst: jax.Array, targets: jax.Array, state: JaxState
+) -> jax.Array:
+    """``float32[A]``: CLASSIC's hand prior for the player to move: each move's change of
+    the piece-square evaluation (:func:`classic_piece_squares`; a capture also removes
+    the victim's term) for the mover, over :data:`PRIOR_SCALE`; 0 for the reveal slots
+    (illegal in CLASSIC). ``targets``: :func:`classic_targets`.
+
+    >>> from jungle_core import CLASSIC, from_fen, new_game, parse_action
+    >>> from jungle_core.jax_env import make
+    >>> s = new_game(CLASSIC)
+    >>> pst = jnp.asarray(classic_piece_squares(CLASSIC))
+    >>> logits = classic_prior_logits(CLASSIC, pst, jnp.asarray(classic_targets(CLASSIC)),
+    ...                               make(CLASSIC).from_state(s))
+    >>> bool(logits[parse_action(s, "a3-a4")] > 0)   # the Elephant steps toward the den
+    True
+    """
+    n = rules.num_squares
+    board = state.board.astype(jnp.int32)
+    codes = jnp.repeat(board, 4)  # the piece on each move's square, move order (sq, dir)
+    squares = jnp.repeat(jnp.arange(n), 4)
+    to = targets[codes, squares, jnp.tile(jnp.arange(4), n)]
+    victims = board[to]
+    change = pst[codes, to] - pst[codes, squares] - jnp.where(to != squares, pst[victims, to], 0.0)
+    mover = jnp.where(state.current_player == 0, change, -change) / PRIOR_SCALE
+    return jnp.concatenate([jnp.zeros(n, jnp.float32), mover.astype(jnp.float32)])
+
+
 def hand_value(rules: Rules, pst: jax.Array, state: JaxState, player: jax.Array) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in [-1, 1]: DARK's
     :func:`heuristic_value`; CLASSIC's piece-square evaluation (``pst``:
@@ -379,13 +441,20 @@ def hand_value(rules: Rules, pst: jax.Array, state: JaxState, player: jax.Array)
     return jnp.tanh(jnp.where(player == 0, score, -score) / CLASSIC_VALUE_SCALE)
 
 
-def hand_evaluation(env: JaxEnv, pst: jax.Array, states: JaxState) -> Evaluation:
-    """No network: the uniform prior (logits 0) and :func:`hand_value` for the player
-    to move as the value of the position and of each of its afterstates (a chance node
-    is valued by its parent). ``pst``: :func:`classic_piece_squares` (read for CLASSIC
-    only). The search's baseline: what the true model and a hand-made evaluation find
-    without anything learned."""
+def hand_evaluation(
+    env: JaxEnv, params: tuple[jax.Array, jax.Array], states: JaxState
+) -> Evaluation:
+    """No network: :func:`hand_value` for the player to move as the value of the
+    position and of each of its afterstates (a chance node is valued by its parent);
+    the prior uniform (DARK) or :func:`classic_prior_logits` (CLASSIC). ``params``:
+    ``(classic_piece_squares, classic_targets)`` (read for CLASSIC only). The search's
+    baseline: what the true model and a hand-made evaluation find without anything
+    learned."""
+    pst, targets = params
     value = jax.vmap(functools.partial(hand_value, env.rules, pst))(states, states.current_player)
-    logits = jnp.zeros(states.legal_action_mask.shape, jnp.float32)
+    if env.rules.is_dark:
+        logits = jnp.zeros(states.legal_action_mask.shape, jnp.float32)
+    else:
+        logits = jax.vmap(functools.partial(classic_prior_logits, env.rules, pst, targets))(states)
     afterstate = jnp.broadcast_to(value[:, None], logits.shape)
     return Evaluation(logits, value, afterstate)

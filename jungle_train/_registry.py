@@ -99,8 +99,8 @@ def register_azero() -> None:
             "prior": Param(
                 str,
                 "",
-                "what guides the search: an azero or a dqn checkpoint, or hand (uniform "
-                "prior, hand-made value) (empty: the path's kind; without a path the "
+                "what guides the search: an azero or a dqn checkpoint, or hand (the "
+                "hand-made value and prior) (empty: the path's kind; without a path the "
                 "shipped azero.npz, else DARK's shipped dqn.npz, CLASSIC's hand)",
                 ("", "azero", "dqn", "hand"),
             ),

@@ -660,3 +660,38 @@ def test_hand_prior_is_classic_default_and_finds_the_den(
     assert action_to_str(state, agent.act(state, np.random.default_rng(0))) == move
     with pytest.raises(AgentSpecError, match="no path"):
         make_agent("azero:prior=hand,hunt=0.1", CLASSIC)
+
+
+def test_classic_hand_prior_is_each_moves_change_of_the_evaluation() -> None:
+    """CLASSIC's hand prior: each legal move's logit is the change of the piece-square
+    evaluation for the mover from the position to the core's successor, over the scale
+    (steps, river jumps and captures, both players)."""
+    from jungle_agents import ClassicEvaluator, ClassicWeights
+    from jungle_train._azero_net import (
+        PRIOR_SCALE,
+        classic_piece_squares,
+        classic_prior_logits,
+        classic_targets,
+    )
+
+    env = make(CLASSIC)
+    pst = jnp.asarray(classic_piece_squares(CLASSIC))
+    targets = jnp.asarray(classic_targets(CLASSIC))
+    weights = ClassicWeights(threat=0.0, mobility=0.0)
+    evaluators = [ClassicEvaluator(CLASSIC, p, weights) for p in (0, 1)]
+    prior = jax.jit(functools.partial(classic_prior_logits, CLASSIC, pst, targets))
+    seen = {"capture": 0, "jump": 0, "player 1": 0}
+    rng = np.random.default_rng(0)
+    for state in [s for s in _random_states(CLASSIC, 400, 5) if outcome(s) is None][::5]:
+        logits = np.asarray(prior(env.from_state(state)))
+        mover = evaluators[state.to_move]
+        for action in legal_actions(state):
+            child = step(state, action, rng)
+            change = mover.evaluate(child) - mover.evaluate(state)
+            assert logits[action] * PRIOR_SCALE == pytest.approx(change, abs=1e-3)
+            text = action_to_str(state, action)  # e.g. "a3-a4", "c2xd2"
+            steps = abs(ord(text[0]) - ord(text[3])) + abs(int(text[1]) - int(text[4]))
+            seen["capture"] += "x" in text
+            seen["jump"] += steps > 1
+            seen["player 1"] += state.to_move
+    assert min(seen.values()) > 0, seen
