@@ -364,7 +364,7 @@ def classic_piece_squares(rules: Rules) -> np.ndarray[Any, np.dtype[np.float32]]
 PRIOR_SCALE = 20.0
 """CLASSIC's hand prior: logits are each move's change of the piece-square evaluation
 for the mover divided by this (taking a piece of value 80: about +4; a step toward the
-enemy den: +0.1 and more near it)."""
+enemy den: +0.075 far from it, more within five steps of it, where den attack counts)."""
 
 
 @functools.cache
