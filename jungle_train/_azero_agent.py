@@ -37,7 +37,9 @@ that speed on this machine;
 ``heuristic``: the weight of the hand-made value in the search's leaf values (-1: the
 checkpoint's, 1 for a DQN prior); ``tau``: the DQN prior's temperature; ``hunt``: with a
 DQN prior, the weight of :func:`jungle_train._azero_net.hunt` in the hand-made value
-(0, off: measured, it did not score better); ``prior_mix``
+(0, off: measured, it did not score better); ``cover``: with a DQN prior, a side that
+cannot remove every enemy piece keeps only a tenth of a lead in the hand-made value
+(:func:`jungle_train._azero_net.winnable`; measured in the README); ``prior_mix``
 and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior)
 as in :class:`jungle_train._azero_search.SearchConfig`.
 ``endgame`` (DARK, default 3): once every piece is face up and at most that many are left,
@@ -196,15 +198,16 @@ def _searcher(
     """A jitted ``(params, key, state[1]) -> (action int32[1], weights float32[1, A])``
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
-    ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting)``
-    (``hunting``: the hunt weight is above 0, so the evaluation computes the term) or
+    ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
+    covering)`` (``hunting``: the hunt weight is above 0, so the evaluation computes the
+    term; ``covering``: the ``cover`` adjustment of the hand-made value is on) or
     ``("hand",)``."""
     env = make(rules)
     evaluate: Any
     if model[0] == "hand":
         evaluate = functools.partial(hand_evaluation, env)
     elif model[0] == "dqn":
-        dqn_config, hunting = model[1], model[2]
+        dqn_config, hunting, covering = model[1], model[2], model[3]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
             dqn_prior_evaluation,
@@ -213,6 +216,7 @@ def _searcher(
             observe_one,
             dqn_config.win_reward,
             hunting=hunting,
+            covering=covering,
         )
     else:
         network = build_network(rules, model[1], model[2])
@@ -256,6 +260,7 @@ class AZeroAgent:
         tau: float = 1.0,
         hunt: float = 0.0,
         endgame: int = 3,
+        cover: bool = False,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -280,7 +285,9 @@ class AZeroAgent:
         self._env = make(rules)
         if prior == "dqn":
             source = path or shipped_checkpoint("dqn")
-            self._init_dqn(source, heuristic, tau, hunt)
+            self._init_dqn(source, heuristic, tau, hunt, bool(cover))
+        elif cover:
+            raise ValueError("cover adjusts the hand-made value of prior=dqn only")
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
                 raise ValueError("prior=hand reads no checkpoint: no path, hunt or heuristic")
@@ -306,6 +313,7 @@ class AZeroAgent:
         label += f",prior={prior}" if prior != default_prior(rules, "") else ""
         label += f",tau={tau:g}" if tau != 1.0 else ""
         label += f",hunt={hunt:g}" if hunt else ""
+        label += ",cover=1" if cover else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
         label += f",prior_mix={prior_mix:g}" if prior_mix >= 0 else ""
@@ -355,7 +363,9 @@ class AZeroAgent:
         # lowest action indices, a corner of the board
         self._considered = self._env.num_actions
 
-    def _init_dqn(self, source: str, heuristic: float, tau: float, hunt: float) -> None:
+    def _init_dqn(
+        self, source: str, heuristic: float, tau: float, hunt: float, cover: bool
+    ) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
             raise ValueError(f"a DQN prior plays DARK rules only, not {self.rules.name}")
@@ -363,7 +373,7 @@ class AZeroAgent:
         self.config = {}
         weight = 1.0 if heuristic < 0 else heuristic
         self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(hunt))
-        self._model = ("dqn", dqn_config, hunt > 0)
+        self._model = ("dqn", dqn_config, hunt > 0, cover)
         self._depth = 0
         self._considered = 16
 

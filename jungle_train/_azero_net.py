@@ -250,8 +250,45 @@ def hunt(rules: Rules, state: JaxState, player: jax.Array) -> jax.Array:
     return jnp.sum(jnp.where(mine, per_piece, 0.0))
 
 
+def winnable(rules: Rules, state: JaxState, player: jax.Array) -> jax.Array:
+    """``bool[]``: whether ``player`` can still remove every enemy piece: each enemy piece
+    in the game (face up or face down) has at least one piece of ``player``'s in the game
+    that can take it or trade with it (equal ranks: both removed) under ``rules``' battle
+    table. A side that cannot is playing for a draw at best: DARK is won only by removing
+    the last enemy piece, and the exact tables of :mod:`jungle_agents.endgame` have every
+    two-against-one material in which neither of the two can remove the one drawn (or
+    lost), whatever the material count says (a Tiger and a Lion against an Elephant).
+
+    >>> from jungle_core import DARK, from_fen
+    >>> from jungle_core.jax_env import make
+    >>> s = make().from_state(from_fen("8/8/8/8/8/8/TL3e2 0 0 0 - -"))  # Tiger, Lion / Elephant
+    >>> bool(winnable(DARK, s, 0)), bool(winnable(DARK, s, 1))
+    (False, True)
+    >>> s = make().from_state(from_fen("8/8/8/8/8/8/RL3e2 0 0 0 - -"))  # the Rat takes it
+    >>> bool(winnable(DARK, s, 0))
+    True
+    """
+    relation = jnp.asarray(_hunt_relation(rules)[1:17, 1:17])  # identity i removes j
+    bits = ((present(state) >> jnp.arange(16)) & 1).astype(bool)
+    owner = jnp.arange(16) >> 3
+    mine = bits & (owner == player)
+    theirs = bits & (owner != player)
+    removable = jnp.any(relation & mine[:, None], axis=0)
+    return jnp.all(removable | ~theirs)
+
+
+DRAWN_SHARE = 0.1
+"""With ``cover``, the share of a positive value kept by a side that cannot win
+(:func:`winnable`): enough to prefer more material among drawn positions, not enough
+to prefer them to a position it can still win."""
+
+
 def heuristic_value(
-    rules: Rules, state: JaxState, player: jax.Array, hunt_weight: jax.Array | float = 0.0
+    rules: Rules,
+    state: JaxState,
+    player: jax.Array,
+    hunt_weight: jax.Array | float = 0.0,
+    cover: bool = False,
 ) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in about [-1, 1]:
     the :func:`material_balance` plus :data:`POTENTIAL_WEIGHT` times the difference of
@@ -260,7 +297,9 @@ def heuristic_value(
     :func:`jungle_train._board.potential`), which points the search at the enemy's
     weaker pieces beyond its horizon. With ``hunt_weight`` > 0, plus that weight times
     :func:`hunt` of the side ahead in material (minus, for the side behind, the other
-    side's).
+    side's). With ``cover`` (static), a side that cannot remove every enemy piece
+    (:func:`winnable`) keeps only :data:`DRAWN_SHARE` of a positive value, and a
+    negative value is raised the same way when its opponent cannot.
 
     >>> from jungle_core import DARK, from_fen
     >>> from jungle_core.jax_env import make
@@ -272,12 +311,17 @@ def heuristic_value(
     theirs = potential(state, 1 - player, rules)
     balance = material_balance(state, player)
     value = balance + POTENTIAL_WEIGHT * (mine - theirs)
-    if isinstance(hunt_weight, float) and hunt_weight == 0.0:
-        return value
-    # the side ahead in material is pulled toward the enemies it can remove
-    chase = jnp.where(balance > 0, hunt(rules, state, player), 0.0)
-    flee = jnp.where(balance < 0, hunt(rules, state, 1 - player), 0.0)
-    return value + hunt_weight * (chase - flee)
+    if not (isinstance(hunt_weight, float) and hunt_weight == 0.0):
+        # the side ahead in material is pulled toward the enemies it can remove
+        chase = jnp.where(balance > 0, hunt(rules, state, player), 0.0)
+        flee = jnp.where(balance < 0, hunt(rules, state, 1 - player), 0.0)
+        value = value + hunt_weight * (chase - flee)
+    if cover:
+        value = jnp.where((value > 0) & ~winnable(rules, state, player), DRAWN_SHARE * value, value)
+        value = jnp.where(
+            (value < 0) & ~winnable(rules, state, 1 - player), DRAWN_SHARE * value, value
+        )
+    return value
 
 
 def blended_evaluation(
@@ -305,6 +349,7 @@ def dqn_prior_evaluation(
     params: tuple[Any, jax.Array, jax.Array, jax.Array],
     states: JaxState,
     hunting: bool = True,
+    covering: bool = False,
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
     network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``.
@@ -323,13 +368,14 @@ def dqn_prior_evaluation(
     (:func:`jungle_train.dqn.make_network`, :func:`jungle_train.dqn.observe`).
     ``hunting=False`` (static) leaves :func:`hunt` out of the trace altogether, the hunt
     weight unread: the search evaluates at every chance expansion, and a traced weight
-    of 0 would still compute it.
+    of 0 would still compute it. ``covering`` (static): :func:`heuristic_value`'s
+    ``cover``.
     """
     q_params, inverse_temperature, weight, traced_hunt = params
     hunt_weight: jax.Array | float = traced_hunt if hunting else 0.0
     q = q_network(q_params, jax.vmap(observe)(states))
     legal = states.legal_action_mask
-    hand = functools.partial(heuristic_value, env.rules, hunt_weight=hunt_weight)
+    hand = functools.partial(heuristic_value, env.rules, hunt_weight=hunt_weight, cover=covering)
     balance = jax.vmap(hand)(states, states.current_player)
     best = jnp.max(jnp.where(legal, q, -jnp.inf), axis=-1)
     best = jnp.where(jnp.any(legal, axis=-1), best, 0.0)

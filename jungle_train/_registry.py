@@ -111,6 +111,13 @@ def register_azero() -> None:
                 "DQN prior: weight of the pull of the side ahead toward the enemies it can "
                 "take or trade off, in the hand-made leaf value",
             ),
+            "cover": Param(
+                bool,
+                False,
+                "DQN prior: keep only a tenth of the hand-made leaf value's lead for a side "
+                "that cannot remove every enemy piece (none of its pieces takes or trades "
+                "with one of them)",
+            ),
             "endgame": Param(
                 int,
                 3,

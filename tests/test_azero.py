@@ -522,6 +522,68 @@ def test_dqn_prior_options_are_checked() -> None:
     spec = f"azero:path={shipped_checkpoint('dqn')},simulations=4,tau=2,hunt=0.02"
     agent = make_agent(spec, DARK)
     assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
+    with pytest.raises(AgentSpecError, match="cover"):
+        make_agent("azero:prior=hand,cover=1", DARK)
+    covered = make_agent("azero:simulations=4,cover=1", DARK)
+    assert "cover=1" in covered.name
+    assert covered.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
+
+
+@pytest.mark.parametrize(
+    ("material", "covered", "single"),
+    [
+        ("TL3e2", False, True),  # Tiger and Lion cannot remove an Elephant
+        ("DC3w2", False, True),  # Dog and Cat against a Wolf
+        ("RL3e2", True, False),  # the Rat takes the Elephant, which cannot take the Rat
+        ("CT3t2", True, True),  # the Tigers trade
+        ("EP3r2", True, False),  # the Leopard takes the Rat (the Elephant cannot)
+    ],
+)
+def test_winnable_agrees_with_the_exact_tables(material: str, covered: bool, single: bool) -> None:
+    """Two pieces against one: :func:`winnable` says the pair can remove the single piece
+    exactly where the exact endgame tables have some placement won for the pair (with
+    either side to move) — and a material the pair cannot win is never won, however
+    large its material lead."""
+    from jungle_agents.endgame import EndgameTables, material_of
+    from jungle_train._azero_net import winnable
+
+    state = from_fen(f"8/8/8/8/8/8/{material} 0 0 0 - -")
+    env = make(DARK)
+    assert bool(winnable(DARK, env.from_state(state), 0)) is covered
+    assert bool(winnable(DARK, env.from_state(state), 1)) is single  # it removes both?
+    found = material_of(state)
+    assert found is not None
+    results = EndgameTables()._fresh(DARK, found)
+    pair_wins = (results[0] == 1).any() or (results[1] == -1).any()
+    assert pair_wins == covered
+    single_wins = (results[1] == 1).any() or (results[0] == -1).any()
+    assert single or not single_wins  # a side that cannot remove both never wins
+
+
+def test_cover_caps_the_lead_of_a_side_that_cannot_win() -> None:
+    """With ``cover``, a material lead that cannot be converted (no piece that removes
+    the enemy's last) keeps :data:`DRAWN_SHARE` of its value, the value stays zero-sum,
+    and positions both sides can win are unchanged."""
+    from jungle_train._azero_net import DRAWN_SHARE, heuristic_value
+
+    env = make(DARK)
+    stuck = env.from_state(from_fen("8/8/8/8/8/8/TL3e2 0 0 0 - -"))
+    plain = float(heuristic_value(DARK, stuck, 0))
+    assert plain > 0.2
+    assert float(heuristic_value(DARK, stuck, 0, cover=True)) == pytest.approx(
+        DRAWN_SHARE * plain, abs=1e-6
+    )
+    assert float(heuristic_value(DARK, stuck, 1, cover=True)) == pytest.approx(
+        -DRAWN_SHARE * plain, abs=1e-6
+    )
+    batch: JaxState = jax.tree.map(
+        lambda *x: jnp.stack(x), *[env.from_state(s) for s in _random_states(DARK, 30, 5)]
+    )
+    value = jax.vmap(functools.partial(heuristic_value, DARK, cover=True))
+    covered = value(batch, batch.current_player)
+    np.testing.assert_allclose(covered, -value(batch, 1 - batch.current_player), atol=1e-6)
+    whole = jax.vmap(functools.partial(heuristic_value, DARK))(batch, batch.current_player)
+    np.testing.assert_allclose(covered, whole, atol=1e-6)  # early positions: both can win
 
 
 def test_hunt_pulls_the_side_ahead_and_is_zero_sum() -> None:
