@@ -212,6 +212,23 @@ class EndgameTables:
         slowest = max(v.plies for v in values.values())
         return sorted(a for a, v in values.items() if v.plies == slowest)
 
+    def distances(self, rules: Rules, material: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+        """``(win_plies, loss_plies)``, each ``int16[2, squares**k]`` by side to move and
+        placement (``index = Σ square_i · squares**(k-1-i)`` over ``material``'s codes,
+        ascending), with the no-removal count at 0: the whole solved table of one
+        material, :data:`UNSOLVED` where no such forced result exists (see the module
+        docstring). Solves it on first use.
+
+        >>> from jungle_core import DARK
+        >>> win, loss = EndgameTables().distances(DARK, (8, 14))  # Elephant, tiger
+        >>> win.shape, int(loss[1, 0 * 56 + 2])    # Elephant a1, tiger c1, tiger to move
+        ((2, 3136), 24)
+        """
+        if list(material) != sorted(set(material)) or not 2 <= len(material) <= self.max_pieces:
+            raise ValueError(f"not a material of 2..{self.max_pieces} codes, ascending: {material}")
+        table = self._solve(rules, tuple(material))
+        return table.win_plies, table.loss_plies
+
     def _child_value(self, child: State) -> Probe:
         """The value for the player who moved into ``child``."""
         ended = outcome(child)

@@ -39,7 +39,11 @@ checkpoint's, 1 for a DQN prior); ``tau``: the DQN prior's temperature; ``hunt``
 DQN prior, the weight of :func:`jungle_train._azero_net.hunt` in the hand-made value
 (0, off: measured, it did not score better); ``cover``: with a DQN prior, a side that
 cannot remove every enemy piece keeps only a tenth of a lead in the hand-made value
-(:func:`jungle_train._azero_net.winnable`; measured in the README); ``prior_mix``
+(:func:`jungle_train._azero_net.winnable`; measured in the README); ``leaf_tables``: with
+a DQN prior on DARK, every leaf of the search with at most three pieces, all face up,
+takes its exact value from the endgame tables
+(:mod:`jungle_train._endgame_leaves`; about 90 s and 180 MB to build, once per process);
+``prior_mix``
 and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior)
 as in :class:`jungle_train._azero_search.SearchConfig`.
 ``endgame`` (DARK, default 3): once every piece is face up and at most that many are left,
@@ -87,6 +91,7 @@ from jungle_train._azero_net import (
 from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._config import config_from_mapping
+from jungle_train._endgame_leaves import leaf_tables as packed_leaf_tables
 from jungle_train._errors import CheckpointError
 from jungle_train._learned import SHIPPED, arrays_to_params, shipped_checkpoint
 from jungle_train.dqn import Config as DQNConfig
@@ -199,15 +204,16 @@ def _searcher(
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
     ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
-    covering)`` (``hunting``: the hunt weight is above 0, so the evaluation computes the
-    term; ``covering``: the ``cover`` adjustment of the hand-made value is on) or
+    covering, exact)`` (``hunting``: the hunt weight is above 0, so the evaluation
+    computes the term; ``covering``: the ``cover`` adjustment of the hand-made value is
+    on; ``exact``: the endgame tables value the leaves they hold) or
     ``("hand",)``."""
     env = make(rules)
     evaluate: Any
     if model[0] == "hand":
         evaluate = functools.partial(hand_evaluation, env)
     elif model[0] == "dqn":
-        dqn_config, hunting, covering = model[1], model[2], model[3]
+        dqn_config, hunting, covering, exact = model[1:5]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
             dqn_prior_evaluation,
@@ -217,6 +223,7 @@ def _searcher(
             dqn_config.win_reward,
             hunting=hunting,
             covering=covering,
+            exact=exact,
         )
     else:
         network = build_network(rules, model[1], model[2])
@@ -261,6 +268,7 @@ class AZeroAgent:
         hunt: float = 0.0,
         endgame: int = 3,
         cover: bool = False,
+        leaf_tables: bool = False,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -285,9 +293,11 @@ class AZeroAgent:
         self._env = make(rules)
         if prior == "dqn":
             source = path or shipped_checkpoint("dqn")
-            self._init_dqn(source, heuristic, tau, hunt, bool(cover))
-        elif cover:
-            raise ValueError("cover adjusts the hand-made value of prior=dqn only")
+            if leaf_tables and self._endgame is None:
+                raise ValueError(f"leaf_tables: the endgame tables do not solve {rules.name}")
+            self._init_dqn(source, heuristic, tau, hunt, bool(cover), bool(leaf_tables))
+        elif cover or leaf_tables:
+            raise ValueError("cover and leaf_tables adjust the leaf values of prior=dqn only")
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
                 raise ValueError("prior=hand reads no checkpoint: no path, hunt or heuristic")
@@ -314,6 +324,7 @@ class AZeroAgent:
         label += f",tau={tau:g}" if tau != 1.0 else ""
         label += f",hunt={hunt:g}" if hunt else ""
         label += ",cover=1" if cover else ""
+        label += ",leaf_tables=1" if leaf_tables else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
         label += f",prior_mix={prior_mix:g}" if prior_mix >= 0 else ""
@@ -364,7 +375,7 @@ class AZeroAgent:
         self._considered = self._env.num_actions
 
     def _init_dqn(
-        self, source: str, heuristic: float, tau: float, hunt: float, cover: bool
+        self, source: str, heuristic: float, tau: float, hunt: float, cover: bool, exact: bool
     ) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
@@ -373,7 +384,9 @@ class AZeroAgent:
         self.config = {}
         weight = 1.0 if heuristic < 0 else heuristic
         self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(hunt))
-        self._model = ("dqn", dqn_config, hunt > 0, cover)
+        if exact:
+            self.params = (*self.params, packed_leaf_tables(self.rules))
+        self._model = ("dqn", dqn_config, hunt > 0, cover, exact)
         self._depth = 0
         self._considered = 16
 

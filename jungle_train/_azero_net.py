@@ -44,6 +44,7 @@ from jungle_core import Rules
 from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_core.lowlevel import EMPTY, NUM_CODES, BattleResult, classic_moves, tables
 from jungle_train._board import potential, present
+from jungle_train._endgame_leaves import exact_value
 from jungle_train._learned import coordinate_planes, square_distances
 from jungle_train._qnets import ShiftConv
 
@@ -346,13 +347,16 @@ def dqn_prior_evaluation(
     q_network: Callable[[Any, jax.Array], jax.Array],
     observe: Callable[[JaxState], jax.Array],
     win_reward: float,
-    params: tuple[Any, jax.Array, jax.Array, jax.Array],
+    params: tuple[Any, ...],
     states: JaxState,
     hunting: bool = True,
     covering: bool = False,
+    exact: bool = False,
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
-    network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``.
+    network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``, plus the
+    packed endgame tables (:func:`jungle_train._endgame_leaves.leaf_tables`) with
+    ``exact``.
 
     - prior logits ``Q(s, ·) / tau``: the DQN's action values as a softmax policy at
       temperature ``tau`` (``float32[]``);
@@ -369,9 +373,11 @@ def dqn_prior_evaluation(
     ``hunting=False`` (static) leaves :func:`hunt` out of the trace altogether, the hunt
     weight unread: the search evaluates at every chance expansion, and a traced weight
     of 0 would still compute it. ``covering`` (static): :func:`heuristic_value`'s
-    ``cover``.
+    ``cover``. ``exact`` (static): a position the tables hold (every piece face up, at
+    most three) takes their exact result as its value and afterstate values, whatever
+    the mix (:func:`jungle_train._endgame_leaves.exact_value`).
     """
-    q_params, inverse_temperature, weight, traced_hunt = params
+    q_params, inverse_temperature, weight, traced_hunt = params[:4]
     hunt_weight: jax.Array | float = traced_hunt if hunting else 0.0
     q = q_network(q_params, jax.vmap(observe)(states))
     legal = states.legal_action_mask
@@ -381,6 +387,11 @@ def dqn_prior_evaluation(
     best = jnp.where(jnp.any(legal, axis=-1), best, 0.0)
     value = weight * balance + (1.0 - weight) * jnp.clip(best / win_reward, -1.0, 1.0)
     afterstate = weight * balance[:, None] + (1.0 - weight) * jnp.clip(q / win_reward, -1.0, 1.0)
+    if exact:
+        known = functools.partial(exact_value, env.rules, params[4])
+        covered, solved = jax.vmap(known)(states, states.current_player)
+        value = jnp.where(covered, solved, value)
+        afterstate = jnp.where(covered[:, None], solved[:, None], afterstate)
     return Evaluation(q * inverse_temperature, value, afterstate)
 
 

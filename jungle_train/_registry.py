@@ -118,6 +118,12 @@ def register_azero() -> None:
                 "that cannot remove every enemy piece (none of its pieces takes or trades "
                 "with one of them)",
             ),
+            "leaf_tables": Param(
+                bool,
+                False,
+                "DQN prior, DARK: the search's leaves of at most three face-up pieces take "
+                "their exact value from the endgame tables (~90 s and 180 MB to build)",
+            ),
             "endgame": Param(
                 int,
                 3,
