@@ -293,7 +293,7 @@ class AZeroAgent:
         self._env = make(rules)
         if prior == "dqn":
             source = path or shipped_checkpoint("dqn")
-            if leaf_tables and self._endgame is None:
+            if leaf_tables and not supported(rules):  # whether or not ``endgame`` is on
                 raise ValueError(f"leaf_tables: the endgame tables do not solve {rules.name}")
             self._init_dqn(source, heuristic, tau, hunt, bool(cover), bool(leaf_tables))
         elif cover or leaf_tables:

@@ -4,8 +4,9 @@
 the agent consults it only at the root. The search below the root values a position
 after a capture by the hand-made evaluation, which misjudges exactly the small endings
 the tables know (a Tiger and a Lion against an Elephant are +0.24 by material and a dead
-draw; a Rat and a Cat against it −0.23 and a certain win). :func:`leaf_tables` packs every
-two- and three-piece material's table into one array the jitted search can index, and
+draw; a Rat and a Cat against it −0.23 and won from 97–100 % of placements).
+:func:`leaf_tables` packs every two- and three-piece material's table into one array the
+jitted search can index, and
 :func:`exact_value` reads it, so every leaf with at most three pieces, all face up, gets
 its exact result (the no-removal count included).
 
@@ -14,7 +15,8 @@ Layout: ``slots int16[65536]`` maps the 16-bit mask of the pieces in play (bit
 not in the tables; a row holds, for each side to move and placement (``index = Σ square_i
 · 56**(k-1-i)`` over the material's codes in ascending order, as the tables index), the
 plies to the mover's winning removal (positive), to its losing one (negative, the most
-the mover can delay it), or 0 where neither side can force one. 2 × 176 KB a material,
+the mover can delay it), or 0 where neither side can force one (``int16`` where the
+no-removal limit is over 127 plies). 2 × 176 KB a material,
 512 materials: 180 MB, built in about 90 s on this project's CPU (once per process).
 """
 
@@ -35,7 +37,8 @@ from jungle_train._board import present
 __all__ = ["LeafTables", "all_materials", "exact_value", "leaf_tables"]
 
 LeafTables = tuple[jax.Array, jax.Array]
-"""``(slots int16[65536], plies int8[M, 2, squares**3])``, as the module docstring says."""
+"""``(slots int16[65536], plies int8[M, 2, squares**3])`` (``int16`` plies for a
+no-removal limit over 127), as the module docstring says."""
 
 NUM_IDENTITIES = 16
 """Pieces of DARK: 2 owners × 8 ranks."""

@@ -110,3 +110,23 @@ def test_agent_leaf_values_use_the_tables() -> None:
     np.testing.assert_array_equal(np.asarray(exact.afterstate[0]), 0.0)
     with pytest.raises(AgentSpecError, match="leaf_tables"):
         make_agent("azero:prior=hand,leaf_tables=1", DARK)
+
+
+def test_agent_plays_with_leaf_tables_and_the_root_tables_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``leaf_tables=1`` does not need the root tables (``endgame=0``): the agent builds,
+    packs the tables into its parameters, and plays a legal move in a covered position
+    (one material packed here instead of all 512, which take about 90 s)."""
+    import jungle_train._azero_agent as azero_agent
+    from jungle_agents import make_agent
+    from jungle_core import legal_actions
+
+    monkeypatch.setattr(
+        azero_agent, "packed_leaf_tables", lambda rules: leaf_tables(rules, ((6, 7, 16),))
+    )
+    agent = make_agent("azero:simulations=8,endgame=0,leaf_tables=1", DARK)
+    assert "leaf_tables=1" in agent.name and "endgame=0" in agent.name
+    assert len(agent.params) == 5  # the packed tables ride with the DQN's parameters
+    state = from_fen("8/8/8/8/8/8/TL3e2 0 0 0 - -")
+    assert agent.act(state, np.random.default_rng(0)) in legal_actions(state)
