@@ -6,9 +6,8 @@ after a capture by the hand-made evaluation, which misjudges exactly the small e
 the tables know (a Tiger and a Lion against an Elephant are +0.24 by material and a dead
 draw; a Rat and a Cat against it −0.23 and won from 97–100 % of placements).
 :func:`leaf_tables` packs every two- and three-piece material's table into one array the
-jitted search can index, and
-:func:`exact_value` reads it, so every leaf with at most three pieces, all face up, gets
-its exact result (the no-removal count included).
+jitted search can index, and :func:`exact_value` reads it, so every leaf with at most
+three pieces, all face up, gets its exact result (the no-removal count included).
 
 Layout: ``slots int16[65536]`` maps the 16-bit mask of the pieces in play (bit
 ``owner * 8 + rank - 1``) to a row of ``plies int8[M, 2, 56**3]``, or -1 for a material

@@ -127,6 +127,7 @@ def test_agent_plays_with_leaf_tables_and_the_root_tables_off(
     )
     agent = make_agent("azero:simulations=8,endgame=0,leaf_tables=1", DARK)
     assert "leaf_tables=1" in agent.name and "endgame=0" in agent.name
+    assert isinstance(agent, azero_agent.AZeroAgent)
     assert len(agent.params) == 5  # the packed tables ride with the DQN's parameters
     state = from_fen("8/8/8/8/8/8/TL3e2 0 0 0 - -")
     assert agent.act(state, np.random.default_rng(0)) in legal_actions(state)
