@@ -550,7 +550,7 @@ def test_winnable_agrees_with_the_exact_tables(material: str, covered: bool, sin
     state = from_fen(f"8/8/8/8/8/8/{material} 0 0 0 - -")
     env = make(DARK)
     assert bool(winnable(DARK, env.from_state(state), 0)) is covered
-    assert bool(winnable(DARK, env.from_state(state), 1)) is single  # it removes both?
+    assert bool(winnable(DARK, env.from_state(state), 1)) is single  # can the one remove both?
     found = material_of(state)
     assert found is not None
     results = EndgameTables()._fresh(DARK, found)
