@@ -24,6 +24,7 @@ from jungle_agents._records import GameResult
 from jungle_agents._schedule import (
     ProcessPool,
     Task,
+    agent,
     game_seed,
     import_plugins,
     run_bounded,
@@ -102,7 +103,6 @@ def _run(
     for a, b in pairs:
         if a == b:
             raise JungleError(f"agent spec {a!r} is listed twice")
-        make_agent(a, rules), make_agent(b, rules)  # bad specs fail here, not in a worker
     header = run_header(rules, seed, max_plies)
     tally = Tally(specs)
     kept: list[GameResult] = []
@@ -119,9 +119,19 @@ def _run(
             tally.add(game)
             if options.keep_games:
                 kept.append(game)
-        games_file = GamesFile(options.out, header, has_header)
     total = len(pairs) * games_per_pair
     count = total - tally.games
+    in_process = options.backend == "process" and (
+        (workers or os.cpu_count() or 1) <= 1 or count <= 1
+    )
+    if count:
+        # bad specs fail here, before the games file is written and not in a worker; the
+        # games played here reuse these agents (the process's cache), workers make their own
+        for spec in specs:
+            agent(rules, spec) if in_process else make_agent(spec, rules)
+    # else: every game is in the file (so were the specs): report without building agents
+    if options.out is not None:
+        games_file = GamesFile(options.out, header, has_header)
     tasks = (
         Task(rules, (a, b), i, game_seed(seed, a, b, i), max_plies)
         for a, b in pairs
@@ -144,7 +154,7 @@ def _run(
             run_ray(tasks, finished, workers, options.plugins)
         elif options.backend != "process":
             raise JungleError(f"backend must be 'process' or 'ray', not {options.backend!r}")
-        elif (workers or os.cpu_count() or 1) <= 1 or count <= 1:
+        elif in_process:
             for task in tasks:
                 finished(run_task(task))
         else:

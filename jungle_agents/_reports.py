@@ -1,7 +1,8 @@
 """The arena's reports: a tournament's tables as text or Markdown, CSV, and a heat map.
 
 :func:`pair_rows` gives one row per pair (the CSV columns); :func:`format_report` the
-tables (per pair, the score matrix as first/second player, Elo ratings);
+tables (per pair, how each pair's games ended, the score matrix as first/second player,
+Elo ratings);
 :func:`write_csv`, :func:`write_markdown` and :func:`plot_heatmap` write them, each file
 atomically (:func:`jungle_agents._records.atomic_write`).
 """
@@ -31,6 +32,11 @@ def _ms(x: float) -> str:
     return "-" if math.isnan(x) else f"{1000 * x:.1f}"
 
 
+def _ends_text(ends: Sequence[tuple[str, int, int, int]]) -> str:
+    """``"elimination 3-1-0; no_removal_limit 0-2-0"``: A's W-D-L per end reason."""
+    return "; ".join(f"{reason} {w}-{d}-{lost}" for reason, w, d, lost in ends)
+
+
 def pair_rows(result: TournamentResult) -> list[dict[str, Any]]:
     """One row per pair (A before B in the tournament's order): the CSV columns.
 
@@ -39,6 +45,8 @@ def pair_rows(result: TournamentResult) -> list[dict[str, Any]]:
     >>> t = round_robin(DARK, ["greedy", "random"], 2, workers=1)
     >>> [(r["a"], r["b"], r["games"]) for r in pair_rows(t)]
     [('greedy', 'random', 2)]
+
+    ``ends`` is A's W-D-L per end reason as text, e.g. ``"elimination 2-0-0"``.
     """
     rows = []
     specs = result.specs
@@ -63,6 +71,7 @@ def pair_rows(result: TournamentResult) -> list[dict[str, Any]]:
                     "latency_a_p95_s": round(pr.latency_a[1], 5),
                     "latency_b_mean_s": round(pr.latency_b[0], 5),
                     "latency_b_p95_s": round(pr.latency_b[1], 5),
+                    "ends": _ends_text(pr.ends),
                 }
             )
     return rows
@@ -84,9 +93,11 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool)
 
 
 def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
-    """The tables of a tournament: per pair, the score matrix, and Elo ratings.
+    """The tables of a tournament: per pair, how each pair's games ended, the score matrix,
+    and Elo ratings.
 
-    The matrix reads "row agent's score vs column agent, first/second (%)".
+    The end table reads "A's W-D-L by end reason" (a :class:`jungle_core.Reason` value
+    or ``unfinished``); the matrix "row agent's score vs column agent, first/second (%)".
 
     >>> from jungle_core import DARK
     >>> from jungle_agents.arena import round_robin
@@ -96,6 +107,7 @@ def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
     A       B       games  W-D-L (A) ...
     """
     specs = result.specs
+    rows = pair_rows(result)
     pair_header = [
         "A",
         "B",
@@ -109,7 +121,7 @@ def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
         "B ms mean/p95",
     ]
     pair_table = []
-    for row in pair_rows(result):
+    for row in rows:
         pair_table.append(
             [
                 row["a"],
@@ -124,6 +136,17 @@ def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
                 f"{_ms(row['latency_b_mean_s'])}/{_ms(row['latency_b_p95_s'])}",
             ]
         )
+    reasons: dict[str, None] = {}
+    for row in rows:
+        for reason, *_ in result.pairs[(row["a"], row["b"])].ends:
+            reasons.setdefault(reason)
+    ends_table = []
+    for row in rows:
+        pair = result.pairs[(row["a"], row["b"])]
+        counts = {reason: wdl for reason, *wdl in pair.ends}
+        cells = [row["a"], row["b"]]
+        cells += ["-".join(map(str, counts[r])) if r in counts else "" for r in reasons]
+        ends_table.append(cells)
     matrix = []
     for a in specs:
         cells = [a]
@@ -146,6 +169,9 @@ def format_report(result: TournamentResult, *, markdown: bool = False) -> str:
     parts = [
         f"{title}Pairs (A's results)",
         _table(pair_header, pair_table, markdown),
+        "",
+        f"{title}How the games ended (A's W-D-L by end reason)",
+        _table(["A", "B", *reasons], ends_table, markdown),
         "",
         f"{title}Row agent's score vs column agent, first/second (%)",
         _table(["", *specs], matrix, markdown),

@@ -1,7 +1,8 @@
 """The arena's statistics: per-pair results, Elo ratings, and the running tally.
 
 - :class:`PairResult`: agent A's results against agent B (W/D/L, score as first and
-  second player, mean length, decision latency mean and 95th percentile);
+  second player, mean length, decision latency mean and 95th percentile, and how the
+  games ended: A's W/D/L by end reason);
   :class:`TournamentResult`: every pair (both orders), Elo ratings and each agent's
   latency.
 - :func:`summarize` computes them from a list of games at once (exact percentiles);
@@ -21,13 +22,32 @@ import numpy.typing as npt
 
 from jungle_agents._latency import LatencySketch
 from jungle_agents._records import GameResult
-from jungle_core import Rules
+from jungle_core import Reason, Rules
 
 __all__ = ["EloRating", "PairResult", "Tally", "TournamentResult", "fit_elo", "summarize"]
 
 
 def _p95(values: Sequence[float]) -> float:
     return float(np.percentile(values, 95)) if len(values) else math.nan
+
+
+_REASON_ORDER = {name: i for i, name in enumerate([r.value for r in Reason] + ["unfinished"])}
+
+EndCounts = tuple[tuple[str, int, int, int], ...]
+"""Per end reason, ``(reason, A's wins, draws, A's losses)``: see :attr:`PairResult.ends`."""
+
+
+def _count_end(counts: dict[str, list[int]], reason: str, score: float) -> None:
+    """Add one game that ended for ``reason`` with A's ``score`` (1, 0.5 or 0)."""
+    row = counts.setdefault(reason, [0, 0, 0])
+    row[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+
+
+def _ends(counts: dict[str, list[int]]) -> EndCounts:
+    """The counts as :attr:`PairResult.ends`: reasons in :class:`jungle_core.Reason`'s
+    order, then ``"unfinished"``, then any other by name."""
+    order = sorted(counts, key=lambda r: (_REASON_ORDER.get(r, len(_REASON_ORDER)), r))
+    return tuple((r, counts[r][0], counts[r][1], counts[r][2]) for r in order)
 
 
 @attrs.frozen
@@ -40,6 +60,18 @@ class PairResult:
     - ``latency_a`` / ``latency_b``: (mean, 95th percentile) decision seconds of A / B
       (the percentile exact from :func:`summarize`, within 0.1 % from a :class:`Tally`,
       as :func:`round_robin` and :func:`play_match` give it).
+    - ``ends``: how the games ended, ``(reason, A's wins, draws, A's losses)`` for each
+      end reason met (a :class:`jungle_core.Reason` value, or ``"unfinished"`` for a
+      game stopped at the arena's ``max_plies``), in ``Reason``'s order: where an agent's
+      draws come from (the no-removal limit, or the last pieces removed together).
+
+    >>> from jungle_core import DARK
+    >>> from jungle_agents._records import GameRecord
+    >>> games = [GameResult(("a", "b"), i, GameRecord(DARK, ("a", "b") if i % 2 == 0
+    ...     else ("b", "a"), i, (), (), (), w, r)) for i, (w, r) in enumerate([
+    ...     (0, "elimination"), (None, "no_removal_limit"), (None, "elimination")])]
+    >>> summarize(games).pairs[("a", "b")].ends
+    (('elimination', 1, 1, 0), ('no_removal_limit', 0, 1, 0))
     """
 
     a: str
@@ -55,6 +87,7 @@ class PairResult:
     latency_b: tuple[float, float]
     games_first: int = 0
     games_second: int = 0
+    ends: EndCounts = ()
 
     @property
     def score(self) -> float:
@@ -77,6 +110,7 @@ class PairResult:
             self.latency_a,
             self.games_second,
             self.games_first,
+            tuple((reason, lost, d, w) for reason, w, d, lost in self.ends),
         )
 
 
@@ -87,8 +121,10 @@ def _pair_result(a: str, b: str, games: Sequence[GameResult]) -> PairResult:
     times_a: list[float] = []
     times_b: list[float] = []
     plies = []
+    ends: dict[str, list[int]] = {}
     for g in games:
         s = g.score_a()
+        _count_end(ends, g.record.reason, s)
         wins += s == 1.0
         draws += s == 0.5
         losses += s == 0.0
@@ -112,6 +148,7 @@ def _pair_result(a: str, b: str, games: Sequence[GameResult]) -> PairResult:
         (float(np.mean(times_b)) if times_b else math.nan, _p95(times_b)),
         len(first),
         len(second),
+        _ends(ends),
     )
 
 
@@ -181,6 +218,7 @@ class _PairTally:
 
     __slots__ = (
         "draws",
+        "ends",
         "first_games",
         "first_score",
         "games",
@@ -198,10 +236,12 @@ class _PairTally:
         self.first_score = self.second_score = 0.0
         self.times_a = LatencySketch()
         self.times_b = LatencySketch()
+        self.ends: dict[str, list[int]] = {}
 
     def add(self, game: GameResult) -> None:
         s = game.score_a()
         self.games += 1
+        _count_end(self.ends, game.record.reason, s)
         self.wins += s == 1.0
         self.draws += s == 0.5
         self.losses += s == 0.0
@@ -232,6 +272,7 @@ class _PairTally:
             (self.times_b.mean(), self.times_b.quantile(0.95)),
             self.first_games,
             second_games,
+            _ends(self.ends),
         )
 
 

@@ -144,8 +144,6 @@ def _progress_for(
     # what the run would refuse (a plugin, a spec, a games file of another run) is refused
     # before anything is printed; "resuming" counts only the games this run keeps
     import_plugins(args.plugin)
-    for spec in specs:
-        make_agent(spec, rules)
     pairs = [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 :]]
     bar = ProgressBar()
     already = 0
@@ -154,8 +152,11 @@ def _progress_for(
         for game in iter_resumable_games(out, rules, pairs, args.games, args.seed, args.max_plies):
             bar.add(game)
             already += 1
-        if already:
-            print(f"resuming: {already} games already in {out}", file=sys.stderr)
+    if not already or already < len(pairs) * args.games:
+        for spec in specs:  # (a finished run only reports: no agent is built)
+            make_agent(spec, rules)
+    if already:
+        print(f"resuming: {already} games already in {out}", file=sys.stderr)
     bar.start(len(pairs) * args.games, already=already)
     return bar
 

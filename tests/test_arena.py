@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from jungle_agents import make_agent
+from jungle_agents import AgentSpecError, make_agent
 from jungle_agents.arena import (
     GameRecord,
     GameResult,
@@ -22,6 +22,7 @@ from jungle_agents.arena import (
     load_games,
     load_record,
     moves_text,
+    pair_rows,
     play_game,
     play_match,
     plot_heatmap,
@@ -179,7 +180,14 @@ def test_tournament_results_tables_and_files(tmp_path: Path) -> None:
             if a != b:
                 ab, ba = result.pairs[(a, b)], result.pairs[(b, a)]
                 assert ab.wins == ba.losses and ab.score == pytest.approx(1 - ba.score)
+                assert ab.ends == tuple((r, lo, d, w) for r, w, d, lo in ba.ends)
+                assert [sum(x) for x in zip(*(e[1:] for e in ab.ends), strict=True)] == [
+                    ab.wins,
+                    ab.draws,
+                    ab.losses,
+                ]
     text = format_report(result)
+    assert "How the games ended (A's W-D-L by end reason)" in text
     assert "Row agent's score vs column agent, first/second (%)" in text
     assert "Elo (maximum likelihood, 95 % interval)" in text
     write_csv(result, tmp_path / "r.csv")
@@ -232,6 +240,30 @@ def test_summarize_counts_first_and_second_player_scores() -> None:
     assert pr.score_first == 0.5 and pr.score_second == 0.25
 
 
+def test_pair_results_count_how_the_games_ended() -> None:
+    """A's W-D-L per end reason, in ``Reason``'s order, then ``unfinished``, then others."""
+    ends = [(0, "unfinished"), (None, "no_removal_limit"), (1, "elimination"),
+            (0, "no_removal_limit"), (None, "zzz"), (None, "elimination")]  # fmt: skip
+    games = []
+    for index, (winner, reason) in enumerate(ends):
+        players = ("a", "b") if index % 2 == 0 else ("b", "a")
+        record = GameRecord(DARK, players, index, (), (), (), winner, reason)
+        games.append(GameResult(("a", "b"), index, record))
+    result = summarize(games, ["a", "b"])
+    # even games have a first: a wins game 0, loses game 2; b first in odd games: b wins
+    # game 3 (a loses); games 1, 4 and 5 are draws
+    assert result.pairs[("a", "b")].ends == (
+        ("elimination", 0, 1, 1),
+        ("no_removal_limit", 0, 1, 1),
+        ("unfinished", 1, 0, 0),
+        ("zzz", 0, 1, 0),
+    )
+    assert result.pairs[("b", "a")].ends[0] == ("elimination", 1, 1, 0)
+    assert pair_rows(result)[0]["ends"] == (
+        "elimination 0-1-1; no_removal_limit 0-1-1; unfinished 1-0-0; zzz 0-1-0"
+    )
+
+
 @pytest.mark.skipif(
     importlib.util.find_spec("ray") is None, reason="the ray extra is not installed"
 )
@@ -272,3 +304,32 @@ def test_a_failing_agent_names_its_game() -> None:
             round_robin(DARK, ["boom", "random"], 2, workers=1)
     finally:
         _REGISTRY.pop("boom", None)
+
+
+def test_a_finished_games_file_reports_without_building_the_agents(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resuming a run whose file holds every game plays nothing and makes no agent (an
+    AlphaZero agent takes minutes to build); a run with games left still checks its specs
+    before it writes the file."""
+    out = tmp_path / "games.jsonl"
+    first = play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=out)
+    import jungle_agents._matches as matches
+
+    def refuse(*args: object) -> None:
+        raise AssertionError(f"an agent was built: {args}")
+
+    monkeypatch.setattr(matches, "agent", refuse)
+    monkeypatch.setattr(matches, "make_agent", refuse)
+    again = play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=out)
+    assert (again.wins, again.draws, again.losses, again.ends) == (
+        first.wins, first.draws, first.losses, first.ends
+    )  # fmt: skip
+    monkeypatch.undo()
+    fresh = tmp_path / "bad.jsonl"
+    with pytest.raises(AgentSpecError, match="unknown agent 'minmax'"):
+        play_match(DARK, "greedy", "minmax", 2, workers=1, out=fresh)
+    assert not fresh.exists()
+    with pytest.raises(AgentSpecError, match="depth"):
+        play_match(DARK, "greedy", "minimax:depth=-1", 2, workers=2, out=fresh)
+    assert not fresh.exists()

@@ -58,7 +58,7 @@ def test_split_agent_specs_keeps_parameters_together() -> None:
 
 
 def test_match_prints_the_table_and_resumes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "m.jsonl"
     argv = ["match", "greedy", "random", "--games", "2", "--workers", "1", "--out", str(out)]
@@ -70,6 +70,20 @@ def test_match_prints_the_table_and_resumes(
     assert main([*argv[:3], "--games", "4", *argv[5:]]) == 0
     assert "resuming: 2 games already" in capsys.readouterr().err
     assert len(load_games(out)[1]) == 4
+    # the run is finished: the same command reports again and builds no agent
+    import jungle_agents._matches
+    import jungle_cli
+
+    def refuse(*args: object) -> None:
+        raise AssertionError(f"an agent was built: {args}")
+
+    monkeypatch.setattr(jungle_cli, "make_agent", refuse)
+    monkeypatch.setattr(jungle_agents._matches, "agent", refuse)
+    monkeypatch.setattr(jungle_agents._matches, "make_agent", refuse)
+    assert main([*argv[:3], "--games", "4", *argv[5:]]) == 0
+    text = capsys.readouterr()
+    assert "resuming: 4 games already" in text.err
+    assert "How the games ended" in text.out and "greedy  random  4" in text.out
 
 
 def test_tournament_writes_every_result_file(

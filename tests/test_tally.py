@@ -110,8 +110,9 @@ def _synthetic_games(count: int, seed: int, narrow: bool = False) -> list[GameRe
             times = np.round(rng.lognormal(-6, 1.5, size=plies), 6)
             times[rng.random(plies) < 0.05] = 0.0
         winner = [0, 1, None][int(rng.integers(3))]
+        reason = ["x", "elimination", "no_removal_limit", "unfinished"][int(rng.integers(4))]
         record = GameRecord(
-            DARK, players, n, (0,) * plies, (-1,) * plies, tuple(times.tolist()), winner, "x"
+            DARK, players, n, (0,) * plies, (-1,) * plies, tuple(times.tolist()), winner, reason
         )
         games.append(GameResult(pair, index, record))
     return games
@@ -128,6 +129,7 @@ def _assert_same_summary(tallied: TournamentResult, exact: TournamentResult) -> 
             e.a, e.b, e.games, e.wins, e.draws, e.losses
         )  # fmt: skip
         assert (t.games_first, t.games_second) == (e.games_first, e.games_second)
+        assert t.ends == e.ends
         for x, y in [(t.score_first, e.score_first), (t.score_second, e.score_second),
                      (t.mean_plies, e.mean_plies)]:  # fmt: skip
             assert x == y or (math.isnan(x) and math.isnan(y))
