@@ -43,6 +43,9 @@ cannot remove every enemy piece keeps only a tenth of a lead in the hand-made va
 a DQN prior on DARK, every leaf of the search with at most three pieces, all face up,
 takes its exact value from the endgame tables
 (:mod:`jungle_train._endgame_leaves`; about 90 s and 180 MB to build, once per process);
+``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
+immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
+value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
 ``prior_mix``
 and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior)
 as in :class:`jungle_train._azero_search.SearchConfig`.
@@ -204,16 +207,17 @@ def _searcher(
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
     ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
-    covering, exact)`` (``hunting``: the hunt weight is above 0, so the evaluation
-    computes the term; ``covering``: the ``cover`` adjustment of the hand-made value is
-    on; ``exact``: the endgame tables value the leaves they hold) or
+    covering, exact, capture)`` (``hunting``: the hunt weight is above 0, so the
+    evaluation computes the term; ``covering``: the ``cover`` adjustment of the hand-made
+    value is on; ``exact``: the endgame tables value the leaves they hold; ``capture``:
+    the share of the mover's immediate capture gain in the hand-made value) or
     ``("hand",)``."""
     env = make(rules)
     evaluate: Any
     if model[0] == "hand":
         evaluate = functools.partial(hand_evaluation, env)
     elif model[0] == "dqn":
-        dqn_config, hunting, covering, exact = model[1:5]
+        dqn_config, hunting, covering, exact, capture = model[1:6]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
             dqn_prior_evaluation,
@@ -224,6 +228,7 @@ def _searcher(
             hunting=hunting,
             covering=covering,
             exact=exact,
+            capture=capture,
         )
     else:
         network = build_network(rules, model[1], model[2])
@@ -269,6 +274,7 @@ class AZeroAgent:
         endgame: int = 3,
         cover: bool = False,
         leaf_tables: bool = False,
+        capture: float = 0.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -282,6 +288,8 @@ class AZeroAgent:
             raise ValueError(f"tau must be > 0, not {tau}")
         if hunt < 0:
             raise ValueError(f"hunt must be >= 0, not {hunt}")
+        if not 0.0 <= capture <= 1.0:
+            raise ValueError(f"capture must be in [0, 1], not {capture}")
         if endgame not in (0, 2, 3, 4):
             raise ValueError(f"endgame must be 0 (off), 2, 3 or 4 pieces, not {endgame}")
         self._endgame = EndgameTables(endgame) if endgame and supported(rules) else None
@@ -295,9 +303,13 @@ class AZeroAgent:
             source = path or shipped_checkpoint("dqn")
             if leaf_tables and not supported(rules):  # whether or not ``endgame`` is on
                 raise ValueError(f"leaf_tables: the endgame tables do not solve {rules.name}")
-            self._init_dqn(source, heuristic, tau, hunt, bool(cover), bool(leaf_tables))
-        elif cover or leaf_tables:
-            raise ValueError("cover and leaf_tables adjust the leaf values of prior=dqn only")
+            self._init_dqn(
+                source, heuristic, tau, hunt, bool(cover), bool(leaf_tables), float(capture)
+            )
+        elif cover or leaf_tables or capture:
+            raise ValueError(
+                "cover, leaf_tables and capture adjust the leaf values of prior=dqn only"
+            )
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
                 raise ValueError("prior=hand reads no checkpoint: no path, hunt or heuristic")
@@ -324,6 +336,7 @@ class AZeroAgent:
         label += f",tau={tau:g}" if tau != 1.0 else ""
         label += f",hunt={hunt:g}" if hunt else ""
         label += ",cover=1" if cover else ""
+        label += f",capture={capture:g}" if capture else ""
         label += ",leaf_tables=1" if leaf_tables else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
@@ -375,7 +388,14 @@ class AZeroAgent:
         self._considered = self._env.num_actions
 
     def _init_dqn(
-        self, source: str, heuristic: float, tau: float, hunt: float, cover: bool, exact: bool
+        self,
+        source: str,
+        heuristic: float,
+        tau: float,
+        hunt: float,
+        cover: bool,
+        exact: bool,
+        capture: float = 0.0,
     ) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
@@ -386,7 +406,7 @@ class AZeroAgent:
         self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(hunt))
         if exact:
             self.params = (*self.params, packed_leaf_tables(self.rules))
-        self._model = ("dqn", dqn_config, hunt > 0, cover, exact)
+        self._model = ("dqn", dqn_config, hunt > 0, cover, exact, capture)
         self._depth = 0
         self._considered = 16
 

@@ -196,6 +196,15 @@ def network_evaluation(
 _PIECE_VALUES = np.array([[30, 20, 30, 40, 50, 60, 70, 80]] * 2, np.float32).reshape(16)
 
 
+def _balance_of(held_bits: jax.Array, player: jax.Array) -> jax.Array:
+    """:func:`material_balance` of a ``present`` mask (``int32[...]``), over its leading axes."""
+    bits = (held_bits[..., None] >> jnp.arange(16)) & 1
+    held = bits.astype(jnp.float32) * jnp.asarray(_PIECE_VALUES)
+    mine = jnp.where(player == 0, jnp.sum(held[..., :8], -1), jnp.sum(held[..., 8:], -1))
+    total = jnp.sum(held, -1)
+    return jnp.where(total > 0, (2.0 * mine - total) / jnp.maximum(total, 1.0), 0.0)
+
+
 def material_balance(state: JaxState, player: jax.Array) -> jax.Array:
     """``float32[]``: ``(M_player - M_other) / (M_player + M_other)`` over the pieces
     still in the game (face up on the board or face down, by identity), ``M`` by SPEC
@@ -207,11 +216,54 @@ def material_balance(state: JaxState, player: jax.Array) -> jax.Array:
     >>> round(float(material_balance(s, 0)), 3), round(float(material_balance(s, 1)), 3)
     (0.455, -0.455)
     """
-    bits = (present(state) >> jnp.arange(16)) & 1
-    held = bits.astype(jnp.float32) * jnp.asarray(_PIECE_VALUES)
-    mine = jnp.where(player == 0, jnp.sum(held[:8]), jnp.sum(held[8:]))
-    total = jnp.sum(held)
-    return jnp.where(total > 0, (2.0 * mine - total) / jnp.maximum(total, 1.0), 0.0)
+    return _balance_of(present(state), player)
+
+
+@functools.cache
+def _capture_tables(rules: Rules) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """``(step int32[N, 4], gone int32[20, 20])``: DARK's neighbours (``N``, the padding
+    square, off the board) and the identities removed when face-up code ``p`` attacks
+    face-up code ``q`` (``gone[p, q]``; 0 for anything else), from the core's tables."""
+    t = tables(rules)
+    n = rules.rows * rules.cols
+    step = np.array(t.step, dtype=np.int32).reshape(n, 4)
+    step[step < 0] = n
+    gone = np.zeros((NUM_CODES, NUM_CODES), np.int32)
+    for p in range(1, 17):
+        for q in range(1, 17):
+            gone[p, q] = t.dark_effect[p * NUM_CODES + q][2]
+    return step, gone
+
+
+def capture_gain(rules: Rules, state: JaxState) -> jax.Array:
+    """``float32[]``: what the player to move gains at once by its best legal attack on a
+    face-up enemy piece: the rise of its :func:`material_balance` (0 when no attack
+    gains). A leaf's static value misses a piece left hanging for the side to move, and
+    after a reveal (a chance node) the search's first look at the new position is such a
+    leaf: the piece it just turned up beside a stronger enemy reads as safe. This is a
+    one-ply capture search at the leaf, as quiescence search does it, without the reply.
+    DARK only.
+
+    >>> from jungle_core import DARK, from_fen
+    >>> from jungle_core.jax_env import make
+    >>> s = make().from_state(from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -"))  # E takes w
+    >>> round(float(capture_gain(DARK, s)), 3), round(float(material_balance(s, 0)), 3)
+    (0.667, 0.333)
+    >>> s = make().from_state(from_fen("8/8/8/8/8/8/E1w5 0 0 0 - -"))  # not adjacent
+    >>> float(capture_gain(DARK, s))
+    0.0
+    """
+    step_np, gone_np = _capture_tables(rules)
+    n = rules.rows * rules.cols
+    player = state.current_player
+    b = state.board.astype(jnp.int32)
+    q = jnp.concatenate([b, jnp.zeros(1, jnp.int32)])[jnp.asarray(step_np)]  # [N, 4]
+    enemy = (q >= 1) & (q <= 16) & (((q - 1) >> 3) != player)
+    legal = state.legal_action_mask[n:].reshape(n, 4)
+    held = present(state)
+    after = held & ~jnp.asarray(gone_np)[b[:, None], q]  # [N, 4]
+    gain = _balance_of(after, player) - _balance_of(held, player)
+    return jnp.maximum(jnp.max(jnp.where(legal & enemy, gain, 0.0)), 0.0)
 
 
 POTENTIAL_WEIGHT = 0.01
@@ -290,6 +342,7 @@ def heuristic_value(
     player: jax.Array,
     hunt_weight: jax.Array | float = 0.0,
     cover: bool = False,
+    capture: float = 0.0,
 ) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in about [-1, 1]:
     the :func:`material_balance` plus :data:`POTENTIAL_WEIGHT` times the difference of
@@ -300,7 +353,9 @@ def heuristic_value(
     :func:`hunt` of the side ahead in material (minus, for the side behind, the other
     side's). With ``cover`` (static), a side that cannot remove every enemy piece
     (:func:`winnable`) keeps only :data:`DRAWN_SHARE` of a positive value, and a
-    negative value is raised the same way when its opponent cannot.
+    negative value is raised the same way when its opponent cannot. With ``capture``
+    (static) > 0, plus that share of the side to move's :func:`capture_gain` (minus, for
+    the other side), before ``cover``.
 
     >>> from jungle_core import DARK, from_fen
     >>> from jungle_core.jax_env import make
@@ -317,6 +372,9 @@ def heuristic_value(
         chase = jnp.where(balance > 0, hunt(rules, state, player), 0.0)
         flee = jnp.where(balance < 0, hunt(rules, state, 1 - player), 0.0)
         value = value + hunt_weight * (chase - flee)
+    if capture:
+        gain = capture_gain(rules, state)
+        value = value + capture * jnp.where(player == state.current_player, gain, -gain)
     if cover:
         value = jnp.where((value > 0) & ~winnable(rules, state, player), DRAWN_SHARE * value, value)
         value = jnp.where(
@@ -352,6 +410,7 @@ def dqn_prior_evaluation(
     hunting: bool = True,
     covering: bool = False,
     exact: bool = False,
+    capture: float = 0.0,
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
     network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``, plus the
@@ -373,15 +432,18 @@ def dqn_prior_evaluation(
     ``hunting=False`` (static) leaves :func:`hunt` out of the trace altogether, the hunt
     weight unread: the search evaluates at every chance expansion, and a traced weight
     of 0 would still compute it. ``covering`` (static): :func:`heuristic_value`'s
-    ``cover``. ``exact`` (static): a position the tables hold (every piece face up, at
-    most three) takes their exact result as its value and afterstate values, whatever
-    the mix (:func:`jungle_train._endgame_leaves.exact_value`).
+    ``cover``; ``capture`` (static): its ``capture`` share. ``exact`` (static): a
+    position the tables hold (every piece face up, at most three) takes their exact
+    result as its value and afterstate values, whatever the mix
+    (:func:`jungle_train._endgame_leaves.exact_value`).
     """
     q_params, inverse_temperature, weight, traced_hunt = params[:4]
     hunt_weight: jax.Array | float = traced_hunt if hunting else 0.0
     q = q_network(q_params, jax.vmap(observe)(states))
     legal = states.legal_action_mask
-    hand = functools.partial(heuristic_value, env.rules, hunt_weight=hunt_weight, cover=covering)
+    hand = functools.partial(
+        heuristic_value, env.rules, hunt_weight=hunt_weight, cover=covering, capture=capture
+    )
     balance = jax.vmap(hand)(states, states.current_player)
     best = jnp.max(jnp.where(legal, q, -jnp.inf), axis=-1)
     best = jnp.where(jnp.any(legal, axis=-1), best, 0.0)

@@ -118,6 +118,12 @@ def register_azero() -> None:
                 "that cannot remove every enemy piece (none of its pieces takes or trades "
                 "with one of them)",
             ),
+            "capture": Param(
+                float,
+                0.0,
+                "DQN prior, DARK: share (0..1) of the side to move's best immediate capture "
+                "in the hand-made leaf value (a one-ply capture search at the leaves)",
+            ),
             "leaf_tables": Param(
                 bool,
                 False,

@@ -527,6 +527,13 @@ def test_dqn_prior_options_are_checked() -> None:
     covered = make_agent("azero:simulations=4,cover=1", DARK)
     assert "cover=1" in covered.name
     assert covered.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
+    with pytest.raises(AgentSpecError, match="capture"):
+        make_agent("azero:capture=1.5", DARK)
+    with pytest.raises(AgentSpecError, match="capture"):
+        make_agent("azero:prior=hand,capture=0.5", DARK)
+    capturing = make_agent("azero:simulations=4,capture=0.5", DARK)
+    assert "capture=0.5" in capturing.name
+    assert capturing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
 
 
 @pytest.mark.parametrize(
@@ -757,3 +764,42 @@ def test_classic_hand_prior_is_each_moves_change_of_the_evaluation() -> None:
             seen["jump"] += steps > 1
             seen["player 1"] += state.to_move
     assert min(seen.values()) > 0, seen
+
+
+def test_capture_gain_is_the_best_capture_the_pure_core_finds() -> None:
+    """:func:`capture_gain` equals, position by position, the largest rise of the
+    mover's material balance over its legal attacks on face-up enemies, each played by
+    the pure core; it is 0 where no attack gains (a trade that loses balance, a weaker
+    attacker, nothing adjacent). With ``capture``, the hand-made value moves by that
+    share for the mover and the opposite for the other side (zero-sum kept)."""
+    from jungle_core import transitions
+    from jungle_core.lowlevel import tables
+    from jungle_train._azero_net import capture_gain, heuristic_value, material_balance
+
+    env = make(DARK)
+    states = [s for s in _random_states(DARK, 400, 11) if outcome(s) is None][::3]
+    n = DARK.rows * DARK.cols
+    gains = []
+    for state in states:
+        me, want = state.to_move, 0.0
+        before = float(material_balance(env.from_state(state), me))
+        for action in legal_actions(state):
+            if action < n:
+                continue
+            code = state.board[tables(DARK).step[action - n]]
+            if not (0 < code <= 16 and (code - 1) >> 3 != me):
+                continue
+            ((_, after),) = transitions(state, action)
+            gain = float(material_balance(env.from_state(after), me)) - before
+            want = max(want, gain)
+        got = float(capture_gain(DARK, env.from_state(state)))
+        assert got == pytest.approx(want, abs=1e-5), to_fen(state)
+        gains.append(got)
+    assert sum(g > 0 for g in gains) >= 5 and sum(g == 0 for g in gains) >= 5
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
+    mover = batch.current_player
+    plain = jax.vmap(functools.partial(heuristic_value, DARK))(batch, mover)
+    value = jax.vmap(functools.partial(heuristic_value, DARK, capture=0.5))
+    with_capture = value(batch, mover)
+    np.testing.assert_allclose(with_capture - plain, 0.5 * np.array(gains), atol=1e-5)
+    np.testing.assert_allclose(with_capture, -value(batch, 1 - mover), atol=1e-5)
