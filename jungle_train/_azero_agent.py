@@ -46,6 +46,8 @@ takes its exact value from the endgame tables
 ``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
 immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
+``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in a random
+order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
 ``prior_mix``
 and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior)
 as in :class:`jungle_train._azero_search.SearchConfig`.
@@ -275,6 +277,7 @@ class AZeroAgent:
         cover: bool = False,
         leaf_tables: bool = False,
         capture: float = 0.0,
+        chance_order: str = "index",
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -288,6 +291,9 @@ class AZeroAgent:
             raise ValueError(f"tau must be > 0, not {tau}")
         if hunt < 0:
             raise ValueError(f"hunt must be >= 0, not {hunt}")
+        if chance_order not in ("index", "shuffled"):
+            raise ValueError(f"chance_order must be index or shuffled, not {chance_order!r}")
+        self._chance_order = chance_order
         if not 0.0 <= capture <= 1.0:
             raise ValueError(f"capture must be in [0, 1], not {capture}")
         if endgame not in (0, 2, 3, 4):
@@ -337,6 +343,7 @@ class AZeroAgent:
         label += f",hunt={hunt:g}" if hunt else ""
         label += ",cover=1" if cover else ""
         label += f",capture={capture:g}" if capture else ""
+        label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += ",leaf_tables=1" if leaf_tables else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
@@ -419,6 +426,7 @@ class AZeroAgent:
             max_considered=self._considered,
             prior_mix=self._prior_mix,
             afterstate=self._afterstate,
+            chance_order=self._chance_order,
         )
         search = _searcher(self.rules, self._model, search_config)
         start = self._batch(new_game(self.rules))

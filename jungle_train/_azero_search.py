@@ -78,6 +78,7 @@ from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_train._azero_net import Evaluation
 
 __all__ = [
+    "CHANCE_JITTER",
     "COMPILER_OPTIONS",
     "Afterstate",
     "DecisionNode",
@@ -96,6 +97,10 @@ NUM_OUTCOMES = 16
 """Chance outcomes of a DARK action: the piece ``owner * 8 + rank - 1`` turned face up."""
 
 _MIN_LOGIT = float(np.finfo(np.float32).min)
+
+CHANCE_JITTER = 0.01
+"""``chance_order="shuffled"``: the most added to a chance logit (under 1 % of an
+outcome's probability), enough to break the ties among equally likely outcomes."""
 
 COMPILER_OPTIONS: dict[str, Any] = {"xla_cpu_copy_insertion_use_region_analysis": True}
 """XLA options for a jitted search (``jax.jit(..., compiler_options=COMPILER_OPTIONS)``).
@@ -141,6 +146,16 @@ class SearchConfig:
     searched however good it is; a floor keeps captures the self-play games rarely
     offered within reach."""
 
+    chance_order: str = "index"
+    """DARK: the order in which a chance node's outcomes are first searched. mctx picks
+    the outcome of largest ``probability / (visits + 1)``, ties to the lowest index, so
+    under ``"index"`` (mctx's own) the equally likely pieces a reveal may turn up are
+    searched in the order of their identities: a chance node with ``k`` < 16 visits has
+    seen only player 0's ``k`` lowest ranks, and its value is theirs. ``"shuffled"``
+    jitters each node's chance logits by less than :data:`CHANCE_JITTER` (drawn with
+    the expansion's key), so the first ``k`` outcomes searched are a random sample of
+    the possible ones and the visit counts stay within one of the probabilities."""
+
     compact: bool = True
     """Store the tree's positions as :class:`PackedState` (and, with
     ``afterstate="parent"``, one value a node): the same search, in less time on a CPU.
@@ -161,6 +176,7 @@ class SearchConfig:
             (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
             (self.afterstate in ("head", "parent"), "afterstate must be head|parent"),
             (self.rng in ("rbg", "threefry"), "rng must be rbg|threefry"),
+            (self.chance_order in ("index", "shuffled"), "chance_order must be index|shuffled"),
         ]
         for ok, message in checks:
             if not ok:
@@ -308,6 +324,7 @@ class _Model:
         # "parent" with compact nodes: one value a node (the decision function masks it)
         self.one_value = self.parent_afterstate and self.compact
         self.num_actions = env.num_actions
+        self.shuffle_chance = config.chance_order == "shuffled"
 
     def pack(self, states: JaxState) -> Any:
         """A position as the tree stores it (:class:`PackedState`, or as it is)."""
@@ -340,12 +357,15 @@ class _Model:
     def decision(
         self, params: Any, key: jax.Array, action: jax.Array, node: DecisionNode
     ) -> tuple[mctx.DecisionRecurrentFnOutput, Afterstate]:
-        del params, key
+        del params
         # at a chance node's expansion mctx passes A + outcome here: clip (output unused)
         a = jnp.clip(action, 0, self.num_actions - 1).astype(jnp.int32)
         states = self.unpack(node.state)
         probs = jax.vmap(self.env.chance_probs)(states, a)
         chance_logits = jnp.where(probs > 0, jnp.log(jnp.maximum(probs, 1e-30)), _MIN_LOGIT)
+        if self.shuffle_chance:
+            jitter = jax.random.uniform(key, chance_logits.shape, maxval=CHANCE_JITTER)
+            chance_logits = jnp.where(probs > 0, chance_logits + jitter, chance_logits)
         if self.one_value:
             done = states.terminated | states.truncated
             legal = jnp.take_along_axis(states.legal_action_mask, a[:, None], axis=1)[:, 0]

@@ -124,6 +124,13 @@ def register_azero() -> None:
                 "DQN prior, DARK: share (0..1) of the side to move's best immediate capture "
                 "in the hand-made leaf value (a one-ply capture search at the leaves)",
             ),
+            "chance_order": Param(
+                str,
+                "index",
+                "DARK: the order a chance node's outcomes are first searched in: index "
+                "(mctx's, the pieces' identities) or shuffled (a random order per node)",
+                ("index", "shuffled"),
+            ),
             "leaf_tables": Param(
                 bool,
                 False,

@@ -531,6 +531,11 @@ def test_dqn_prior_options_are_checked() -> None:
         make_agent("azero:capture=1.5", DARK)
     with pytest.raises(AgentSpecError, match="capture"):
         make_agent("azero:prior=hand,capture=0.5", DARK)
+    with pytest.raises(AgentSpecError, match="chance_order"):
+        make_agent("azero:chance_order=random", DARK)
+    shuffling = make_agent("azero:simulations=4,chance_order=shuffled", DARK)
+    assert "chance_order=shuffled" in shuffling.name
+    assert shuffling.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
     capturing = make_agent("azero:simulations=4,capture=0.5", DARK)
     assert "capture=0.5" in capturing.name
     assert capturing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
@@ -803,3 +808,48 @@ def test_capture_gain_is_the_best_capture_the_pure_core_finds() -> None:
     with_capture = value(batch, mover)
     np.testing.assert_allclose(with_capture - plain, 0.5 * np.array(gains), atol=1e-5)
     np.testing.assert_allclose(with_capture, -value(batch, 1 - mover), atol=1e-5)
+
+
+def test_shuffled_chance_order_searches_outcomes_in_a_random_order() -> None:
+    """mctx searches a chance node's outcomes by ``probability / (visits + 1)``, ties to
+    the lowest index: under ``chance_order="index"`` a reveal's 16 equally likely pieces
+    come in the order of their identities. ``"shuffled"`` jitters the logits so that the
+    order is a random permutation of the possible outcomes (another with another key),
+    while the probabilities stay within 1 % of the true ones; an action without chance
+    keeps its single outcome."""
+    from jungle_train._azero_search import CHANCE_JITTER, _Model
+
+    env = make(DARK)
+    start = _batch(new_game(DARK))
+    reveal = jnp.array([0], jnp.int32)  # a1, 16 possible pieces
+
+    def logits(order: str, key: int, state: JaxState, action: jax.Array) -> np.ndarray:
+        model = _Model(env, zero_evaluator(env.num_actions), SearchConfig(chance_order=order))
+        _, node = model.node(None, state)
+        out, _ = model.decision(None, jax.random.key(key), action, node)
+        return np.asarray(out.chance_logits[0])
+
+    def first_searched(x: np.ndarray, k: int) -> list[int]:  # mctx's rule, k visits
+        visits, order = np.zeros(16), []
+        for _ in range(k):
+            pick = int(np.argmax(np.exp(x - x.max()) / (visits + 1)))
+            visits[pick] += 1
+            order.append(pick)
+        return order
+
+    plain = logits("index", 0, start, reveal)
+    assert first_searched(plain, 16) == list(range(16))
+    orders = [first_searched(logits("shuffled", key, start, reveal), 16) for key in (1, 2)]
+    assert sorted(orders[0]) == list(range(16)) and orders[0] != list(range(16))
+    assert orders[0] != orders[1]
+    shuffled = logits("shuffled", 1, start, reveal)
+    probs = np.exp(shuffled - shuffled.max())
+    probs /= probs.sum()
+    np.testing.assert_allclose(probs, 1 / 16, rtol=CHANCE_JITTER)
+    # a plain move: one outcome, all the mass, as before
+    state = _dark(CAPTURE, 0)
+    move = jnp.array([parse_action(state, "d4xd5")], jnp.int32)
+    single = logits("shuffled", 3, _batch(state), move)
+    assert first_searched(single, 3) == [0, 0, 0]
+    with pytest.raises(ValueError, match="chance_order"):
+        SearchConfig(chance_order="random")
