@@ -375,6 +375,12 @@ class GameResult:
         """A's score in this game."""
         return self.record.score(0 if self.a_first else 1)
 
+    def column_a(self) -> int:
+        """Where this game counts in A's wins-draws-losses: 0 a win, 1 a draw (an
+        unfinished game too), 2 a loss."""
+        s = self.score_a()
+        return 0 if s == 1.0 else 1 if s == 0.5 else 2
+
     def to_json(self) -> dict[str, Any]:
         """The JSON Lines entry of this game."""
         return {"pair": list(self.pair), "game": self.index, "record": self.record.to_json()}

@@ -37,10 +37,18 @@ EndCounts = tuple[tuple[str, int, int, int], ...]
 """Per end reason, ``(reason, A's wins, draws, A's losses)``: see :attr:`PairResult.ends`."""
 
 
-def _count_end(counts: dict[str, list[int]], reason: str, score: float) -> None:
-    """Add one game that ended for ``reason`` with A's ``score`` (1, 0.5 or 0)."""
-    row = counts.setdefault(reason, [0, 0, 0])
-    row[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+def _count_end(counts: dict[str, list[int]], game: GameResult) -> None:
+    """Count one game under its end reason, in A's wins-draws-losses."""
+    counts.setdefault(game.record.reason, [0, 0, 0])[game.column_a()] += 1
+
+
+def _wdl(counts: dict[str, list[int]]) -> tuple[int, int, int]:
+    """A's wins, draws and losses over every end reason."""
+    return (
+        sum(c[0] for c in counts.values()),
+        sum(c[1] for c in counts.values()),
+        sum(c[2] for c in counts.values()),
+    )
 
 
 def _ends(counts: dict[str, list[int]]) -> EndCounts:
@@ -115,7 +123,6 @@ class PairResult:
 
 
 def _pair_result(a: str, b: str, games: Sequence[GameResult]) -> PairResult:
-    wins = draws = losses = 0
     first: list[float] = []
     second: list[float] = []
     times_a: list[float] = []
@@ -124,16 +131,14 @@ def _pair_result(a: str, b: str, games: Sequence[GameResult]) -> PairResult:
     ends: dict[str, list[int]] = {}
     for g in games:
         s = g.score_a()
-        _count_end(ends, g.record.reason, s)
-        wins += s == 1.0
-        draws += s == 0.5
-        losses += s == 0.0
+        _count_end(ends, g)
         (first if g.a_first else second).append(s)
         side_a = 0 if g.a_first else 1
         times = g.record.times
         times_a.extend(times[side_a::2])
         times_b.extend(times[1 - side_a :: 2])
         plies.append(g.record.plies)
+    wins, draws, losses = _wdl(ends)
     return PairResult(
         a,
         b,
@@ -214,24 +219,22 @@ def summarize(games: Iterable[GameResult], specs: Sequence[str] | None = None) -
 
 
 class _PairTally:
-    """The running totals of one pair (A, B): counts and sums, and A's and B's times."""
+    """The running totals of one pair (A, B): counts and sums (A's wins, draws and losses
+    per end reason), and A's and B's times."""
 
     __slots__ = (
-        "draws",
         "ends",
         "first_games",
         "first_score",
         "games",
-        "losses",
         "plies",
         "second_score",
         "times_a",
         "times_b",
-        "wins",
     )
 
     def __init__(self) -> None:
-        self.games = self.wins = self.draws = self.losses = self.plies = 0
+        self.games = self.plies = 0
         self.first_games = 0
         self.first_score = self.second_score = 0.0
         self.times_a = LatencySketch()
@@ -241,10 +244,7 @@ class _PairTally:
     def add(self, game: GameResult) -> None:
         s = game.score_a()
         self.games += 1
-        _count_end(self.ends, game.record.reason, s)
-        self.wins += s == 1.0
-        self.draws += s == 0.5
-        self.losses += s == 0.0
+        _count_end(self.ends, game)
         if game.a_first:
             self.first_games += 1
             self.first_score += s
@@ -262,9 +262,7 @@ class _PairTally:
             a,
             b,
             self.games,
-            self.wins,
-            self.draws,
-            self.losses,
+            *_wdl(self.ends),
             self.first_score / self.first_games if self.first_games else math.nan,
             self.second_score / second_games if second_games else math.nan,
             self.plies / self.games if self.games else math.nan,
@@ -351,8 +349,9 @@ class Tally:
             i, j = order[a], order[b]
             n[i, j] += pair.games
             n[j, i] += pair.games
-            s[i, j] += pair.wins + 0.5 * pair.draws
-            s[j, i] += pair.losses + 0.5 * pair.draws
+            wins, draws, losses = _wdl(pair.ends)
+            s[i, j] += wins + 0.5 * draws
+            s[j, i] += losses + 0.5 * draws
         ratings = _fit_elo(names, n, s, 2000.0) if self.games else {}
         return TournamentResult(
             tuple(specs), pairs, ratings, latency, tuple(games), rules=self.rules

@@ -75,8 +75,7 @@ class ProgressBar:
     def add(self, game: GameResult) -> list[int]:
         """Count a game in its pair's W-D-L (of A); returns that pair's counts."""
         wdl = self.results.setdefault(game.pair, [0, 0, 0])
-        a_score = game.score_a()
-        wdl[0 if a_score == 1.0 else 1 if a_score == 0.5 else 2] += 1
+        wdl[game.column_a()] += 1
         return wdl
 
     def __call__(self, done: int, total: int, game: GameResult) -> None:
