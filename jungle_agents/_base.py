@@ -287,24 +287,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
-def make_agent(spec: str, rules: Rules) -> Agent:
-    """Build an agent from a spec string for a rule set.
-
-    Unknown names and unknown or malformed parameters raise :class:`AgentSpecError`,
-    whose message lists what is valid.
-
-    >>> from jungle_core import DARK
-    >>> make_agent("minimax:depth=2", DARK).name
-    'minimax:depth=2'
-    >>> make_agent("minmax", DARK)
-    Traceback (most recent call last):
-    ...
-    jungle_agents._base.AgentSpecError: unknown agent 'minmax' in spec 'minmax'; valid agents: ...
-    >>> make_agent("greedy:depth=2", DARK)
-    Traceback (most recent call last):
-    ...
-    jungle_agents._base.AgentSpecError: greedy takes no parameter 'depth' ...
-    """
+def _resolve(spec: str) -> tuple[_Kind, dict[str, ParamValue]]:
+    """The kind a spec names and every parameter's value (given or default)."""
     name, raw = parse_spec(spec)
     load_plugins()
     kind = _REGISTRY.get(name)
@@ -324,6 +308,42 @@ def make_agent(spec: str, rules: Rules) -> Agent:
         values[key] = param.parse(text, f"{name}:{key}")
     for key, param in kind.params.items():
         values.setdefault(key, param.default)
+    return kind, values
+
+
+def check_spec(spec: str) -> None:
+    """Refuse a spec whose agent or parameters are unknown or malformed, as
+    :func:`make_agent` would, without building the agent (which may load a checkpoint
+    or compile a search); the agent's own checks of its values run when it is built.
+
+    >>> check_spec("minimax:depth=3")
+    >>> check_spec("minimax:dept=3")
+    Traceback (most recent call last):
+    ...
+    jungle_agents._base.AgentSpecError: minimax takes no parameter 'dept' ...
+    """
+    _resolve(spec)
+
+
+def make_agent(spec: str, rules: Rules) -> Agent:
+    """Build an agent from a spec string for a rule set.
+
+    Unknown names and unknown or malformed parameters raise :class:`AgentSpecError`,
+    whose message lists what is valid.
+
+    >>> from jungle_core import DARK
+    >>> make_agent("minimax:depth=2", DARK).name
+    'minimax:depth=2'
+    >>> make_agent("minmax", DARK)
+    Traceback (most recent call last):
+    ...
+    jungle_agents._base.AgentSpecError: unknown agent 'minmax' in spec 'minmax'; valid agents: ...
+    >>> make_agent("greedy:depth=2", DARK)
+    Traceback (most recent call last):
+    ...
+    jungle_agents._base.AgentSpecError: greedy takes no parameter 'depth' ...
+    """
+    kind, values = _resolve(spec)
     try:
         return kind.factory(rules, **values)
     except (ValueError, TypeError) as error:

@@ -23,7 +23,7 @@ from types import FrameType
 import numpy as np
 
 import jungle_core as jc
-from jungle_agents import AgentSpecError, describe_agents, make_agent
+from jungle_agents import AgentSpecError, check_spec, describe_agents
 from jungle_agents.arena import (
     format_report,
     import_plugins,
@@ -141,9 +141,13 @@ def _cmd_agents(args: argparse.Namespace) -> int:
 def _progress_for(
     args: argparse.Namespace, rules: jc.Rules, specs: Sequence[str], out: str | None
 ) -> ProgressBar:
-    # what the run would refuse (a plugin, a spec, a games file of another run) is refused
-    # before anything is printed; "resuming" counts only the games this run keeps
+    # what the run would refuse (a plugin, an unknown agent or parameter, a games file of
+    # another run) is refused before anything is printed; the agents are built once, by
+    # the run (which checks their values before it writes the file); "resuming" counts
+    # only the games this run keeps
     import_plugins(args.plugin)
+    for spec in specs:
+        check_spec(spec)
     pairs = [(a, b) for i, a in enumerate(specs) for b in specs[i + 1 :]]
     bar = ProgressBar()
     already = 0
@@ -152,9 +156,6 @@ def _progress_for(
         for game in iter_resumable_games(out, rules, pairs, args.games, args.seed, args.max_plies):
             bar.add(game)
             already += 1
-    if not already or already < len(pairs) * args.games:
-        for spec in specs:  # (a finished run only reports: no agent is built)
-            make_agent(spec, rules)
     if already:
         print(f"resuming: {already} games already in {out}", file=sys.stderr)
     bar.start(len(pairs) * args.games, already=already)

@@ -72,12 +72,10 @@ def test_match_prints_the_table_and_resumes(
     assert len(load_games(out)[1]) == 4
     # the run is finished: the same command reports again and builds no agent
     import jungle_agents._matches
-    import jungle_cli
 
     def refuse(*args: object) -> None:
         raise AssertionError(f"an agent was built: {args}")
 
-    monkeypatch.setattr(jungle_cli, "make_agent", refuse)
     monkeypatch.setattr(jungle_agents._matches, "agent", refuse)
     monkeypatch.setattr(jungle_agents._matches, "make_agent", refuse)
     assert main([*argv[:3], "--games", "4", *argv[5:]]) == 0
@@ -97,10 +95,17 @@ def test_tournament_writes_every_result_file(
         assert (tmp_path / name).stat().st_size > 0
 
 
-def test_bad_input_gives_a_clear_message(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_input_gives_a_clear_message(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     assert main(["match", "minmax", "random", "--games", "2", "--workers", "1"]) == 2
     err = capsys.readouterr().err
     assert "unknown agent 'minmax'" in err and "valid agents:" in err
+    # a value the agent itself refuses: refused by the run, before its games file exists
+    out = tmp_path / "m.jsonl"
+    argv = ["match", "minimax:depth=-1", "random", "--games", "2", "--out", str(out)]
+    assert main([*argv, "--workers", "1"]) == 2
+    assert "depth must be 1..64" in capsys.readouterr().err and not out.exists()
     assert main(["tournament", "--agents", "random", "--games", "2"]) == 2
     assert "at least two agents" in capsys.readouterr().err
     assert main(["play", "--clock", "fast"]) == 2
