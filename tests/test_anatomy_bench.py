@@ -31,6 +31,7 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
         want_face_up[(lead, result)] = want_face_up.get((lead, result), 0) + 1
         draws_by_elimination += result == "D" and game.record.reason == "elimination"
     assert dict(tallies["face_up"]) == want_face_up
+    assert any(lead is not None for lead, _ in want_face_up), "no game turned every piece up"
     assert sum(tallies["six"].values()) == len(games)
     assert sum(tallies["elimination_draws"].values()) == draws_by_elimination
     text = bench.format_tallies(tallies)
