@@ -6,6 +6,12 @@ search, ``COMPILER_OPTIONS``), measured in the same run.
 
     .venv/bin/python benchmarks/azero_speed.py                  # about 4 minutes
     .venv/bin/python benchmarks/azero_speed.py --simulations 256 --repeats 1   # smoke
+    .venv/bin/python benchmarks/azero_speed.py --batch 8 --simulations 24,256  # self-play
+
+With ``--batch B``: a batch of ``B`` games (the positions after 20 to 120 random plies)
+searched at once, as self-play does, vectorized (one mctx search over the batch) against
+sequential (``lax.map`` over the games; ``SearchConfig.batching``), with the agent's
+search otherwise; it prints the median seconds per batched search and decisions a second.
 
 Positions: seeded random play, after 20, 60 and 120 plies (restarted when a game ends).
 For each simulation count and variant it prints the median seconds per search over
@@ -51,6 +57,7 @@ def main() -> None:
     parser.add_argument("--simulations", default="1024,2048")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--batch", type=int, default=0, help="games searched at once")
     args = parser.parse_args()
 
     env = make(DARK)
@@ -60,6 +67,9 @@ def main() -> None:
         dqn_prior_evaluation, env, q_network, observe, config.win_reward, hunting=False
     )
     params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    if args.batch:
+        batch_speed(env, evaluate, params, args)
+        return
     states = positions((20, 60, 120), args.seed)
     batches: list[JaxState] = [jax.tree.map(lambda x: x[None], env.from_state(s)) for s in states]
     print(
@@ -90,6 +100,43 @@ def main() -> None:
             print(
                 f"{simulations:5d} simulations  {label:44s} {median:7.3f} s "
                 f"(min {low:.3f}, max {high:.3f})  x{reference / median:.2f}",
+                flush=True,
+            )
+
+
+def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) -> None:
+    """Vectorized against sequential search of ``args.batch`` games (see the docstring)."""
+    plies = [20 + (100 * i) // max(args.batch - 1, 1) for i in range(args.batch)]
+    states = [env.from_state(s) for s in positions(tuple(plies), args.seed)]
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *states)
+    print(
+        f"DARK, a batch of {args.batch} games (after {plies[0]}..{plies[-1]} random plies), "
+        f"median of {args.repeats} runs; jax {jax.__version__}, {jax.devices()[0].platform}"
+    )
+    for simulations in [int(x) for x in args.simulations.split(",")]:
+        times: dict[str, list[float]] = {}
+        searches = {}
+        for batching in ("vectorized", "sequential"):
+            search_config = SearchConfig(
+                simulations=simulations, afterstate="parent", batching=batching
+            )
+            search = jax.jit(
+                make_search(env, evaluate, search_config), compiler_options=COMPILER_OPTIONS
+            )
+            search(params, jax.random.key(0), batch).action.block_until_ready()
+            searches[batching] = search
+            times[batching] = []
+        for repeat in range(args.repeats):
+            for batching, search in searches.items():
+                begin = time.perf_counter()
+                search(params, jax.random.key(repeat), batch).action.block_until_ready()
+                times[batching].append(time.perf_counter() - begin)
+        reference = statistics.median(times["vectorized"])
+        for batching, measured in times.items():
+            median = statistics.median(measured)
+            print(
+                f"{simulations:5d} simulations  {batching:10s} {median:7.3f} s a batch, "
+                f"{args.batch / median:8.1f} decisions/s  x{reference / median:.2f}",
                 flush=True,
             )
 

@@ -392,6 +392,44 @@ def test_compact_nodes_search_as_the_plain_ones() -> None:
     )
 
 
+@pytest.mark.parametrize("rules", [DARK, CLASSIC], ids=["dark", "classic"])
+def test_sequential_batching_is_the_one_game_search_per_game(rules: Rules) -> None:
+    """``batching="sequential"`` (what ``auto`` picks on a CPU) searches game ``i`` of a
+    batch exactly as a batch of one with key ``split(key, B)[i]``: actions, weights and
+    root values; a batch of one is searched with the key as it is."""
+    env = make(rules)
+    network = _network(rules)
+    params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(rules))))
+    evaluate = functools.partial(network_evaluation, env, network)
+    picks = [s for s in _random_states(rules, 40, 3) if outcome(s) is None][:3]
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
+
+    def search(batching: str) -> Any:
+        knobs = SearchConfig(
+            simulations=16, dirichlet_fraction=0.25, gumbel_scale=1.0, batching=batching
+        )
+        return jax.jit(make_search(env, evaluate, knobs))
+
+    vectorized, sequential = search("vectorized"), search("sequential")
+    key = jax.random.key(5)
+    out = sequential(params, key, batch)
+    assert out.action_weights.shape == (3, env.num_actions)
+    for i, k in enumerate(jax.random.split(key, 3)):
+        one = vectorized(params, k, jax.tree.map(lambda x, i=i: x[i : i + 1], batch))
+        assert int(one.action[0]) == int(out.action[i])
+        np.testing.assert_array_equal(one.action_weights[0], out.action_weights[i])
+        np.testing.assert_array_equal(
+            one.search_tree.node_values[0], out.search_tree.node_values[i]
+        )
+    single = jax.tree.map(lambda x: x[:1], batch)
+    np.testing.assert_array_equal(
+        sequential(params, key, single).action_weights,
+        vectorized(params, key, single).action_weights,
+    )
+    with pytest.raises(ValueError, match="batching"):
+        SearchConfig(batching="parallel")
+
+
 # ------------------------------------------------------------------------ training
 
 
