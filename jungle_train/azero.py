@@ -77,9 +77,10 @@ import optax
 
 from jungle_core import Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
-from jungle_train._azero_agent import RULES, AZeroAgent, build_network
+from jungle_train._azero_agent import RULES, AZeroAgent, build_network, dqn_functions, load_dqn
 from jungle_train._azero_net import (
     blended_evaluation,
+    dqn_prior_evaluation,
     material_balance,
     network_evaluation,
     planes_shape,
@@ -87,6 +88,7 @@ from jungle_train._azero_net import (
 from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search, step_result
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._config import RoundSchedule, config_to_json
+from jungle_train._learned import shipped_checkpoint
 from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
 from jungle_train._sampling import uniform_legal
 
@@ -94,6 +96,7 @@ __all__ = [
     "CONFIGS",
     "CPU_CONFIG",
     "GPU_CONFIG",
+    "TEACHER_CPU_CONFIG",
     "TINY_CONFIG",
     "AZeroTrainer",
     "Config",
@@ -196,6 +199,18 @@ class Config(RoundSchedule):
     this weight times the balance at the window's end instead of no target. The
     search's own rewards stay the game's. See the module docstring."""
 
+    teacher: str = ""
+    """DARK: a DQN checkpoint (``"shipped"``: the shipped ``dqn.npz``) whose search plays
+    self-play instead of the network's: the search of ``make_agent("azero", DARK)``
+    (the DQN's ``softmax(Q)`` as prior, the hand-made value at the leaves with
+    ``heuristic_prior``'s weight, the rest the DQN's ``max Q``;
+    :func:`jungle_train._azero_net.dqn_prior_evaluation`). The network learns its
+    visits, the games' results and afterstate values as ever, but from a strong
+    player's games from the first round: expert iteration, the student distilling the
+    teacher's search. Empty: the network searches for itself (AlphaZero). Needs
+    ``policy_target="visits"`` (the completed-Q target is built on the searching
+    network's own prior)."""
+
     def __post_init__(self) -> None:
         checks = [
             (self.rules in RULES, f"rules must be one of {sorted(RULES)}"),
@@ -212,6 +227,10 @@ class Config(RoundSchedule):
             (
                 len(self.heuristic_prior) == 2 and all(0 <= w <= 1 for w in self.heuristic_prior),
                 "heuristic_prior is (start, end), each in [0, 1]",
+            ),
+            (
+                not self.teacher or (self.rules == "dark" and self.policy_target == "visits"),
+                "a teacher plays DARK, with policy_target=visits",
             ),
         ]
         for ok, message in checks:
@@ -299,8 +318,26 @@ CLASSIC_CPU_CONFIG = dataclasses.replace(
 """CLASSIC on a CPU: Gumbel MuZero (16 simulations); no hand-made value (DARK's
 heuristic knows nothing of dens), results only."""
 
+TEACHER_CPU_CONFIG = dataclasses.replace(
+    CPU_CONFIG,
+    total_steps=400_000,
+    simulations=64,
+    conv_layers=3,
+    policy_target="visits",
+    rescale_q=False,
+    afterstate="parent",
+    heuristic_prior=(1.0, 1.0),
+    updates_per_round=32,
+    teacher="shipped",
+)
+"""DARK on a CPU with the shipped DQN's search as the teacher (:attr:`Config.teacher`):
+64 games, 64 simulations of the agent's own search (hand-made leaf values), a
+32-channel × 3-layer student learning its visits and the games' results (material for
+draws), two passes over each position."""
+
 CONFIGS = {
     "cpu": CPU_CONFIG,
+    "teacher-cpu": TEACHER_CPU_CONFIG,
     "gpu": GPU_CONFIG,
     "tiny": TINY_CONFIG,
     "classic-cpu": CLASSIC_CPU_CONFIG,
@@ -372,7 +409,20 @@ class _Parts:
         self.config = config
         self.env: JaxEnv = make(config.rule_set)
         self.network = build_network(config.rule_set, config.channels, config.conv_layers)
-        evaluate = functools.partial(blended_evaluation, self.env, self.network)
+        evaluate: Any = functools.partial(blended_evaluation, self.env, self.network)
+        self.teacher: Any = None
+        if config.teacher:
+            source = shipped_checkpoint("dqn") if config.teacher == "shipped" else config.teacher
+            dqn_config, self.teacher, _ = load_dqn(source)
+            q_network, observe_one = dqn_functions(self.env, dqn_config)
+            evaluate = functools.partial(
+                dqn_prior_evaluation,
+                self.env,
+                q_network,
+                observe_one,
+                dqn_config.win_reward,
+                hunting=False,
+            )
         self.search = make_search(self.env, evaluate, config.search_config(self_play=True))
         self.optimizer = optax.chain(
             optax.clip_by_global_norm(config.grad_clip),
@@ -428,7 +478,12 @@ class _Parts:
         config, env = self.config, self.env
         b = config.num_envs
         k_search, k_pick, k_step, k_random = jax.random.split(key, 4)
-        out = self.search((params, weight), k_search, games)
+        if self.teacher is None:
+            out = self.search((params, weight), k_search, games)
+        else:  # the DQN-guided search: (Q parameters, 1 / tau, hand weight, hunt weight)
+            out = self.search(
+                (self.teacher, jnp.float32(1.0), weight, jnp.float32(0.0)), k_search, games
+            )
         weights = out.action_weights
         target = weights
         if env.rules.variant == "dark" and config.policy_target == "completed_q":

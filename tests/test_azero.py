@@ -472,6 +472,36 @@ def test_run_training_checkpoints_resume_and_agent(tmp_path: Any) -> None:
         AZeroAgent(CLASSIC, str(out / "agent.npz"), simulations=4)
 
 
+@pytest.mark.parametrize("teacher", ["", "shipped"], ids=["self", "teacher"])
+def test_teacher_plays_self_play_whatever_the_network(teacher: str) -> None:
+    """With a teacher, self-play's moves and targets come from the DQN-guided search and
+    not from the network being trained: two different networks give the same round;
+    without one, the network's own search plays and they differ."""
+    config = dataclasses.replace(
+        TINY, policy_target="visits", teacher=teacher, updates_per_round=0, random_games=0.0
+    )
+    parts = azero._Parts(config)
+    runner = parts.init(jax.random.key(0))
+    other = runner._replace(params=parts.init(jax.random.key(1)).params)
+    one_round = jax.jit(parts.round)
+    played = [one_round(r)[0].previous for r in (runner, other)]
+    same = all(
+        np.array_equal(np.asarray(a), np.asarray(b))
+        for a, b in zip(jax.tree.leaves(played[0]), jax.tree.leaves(played[1]), strict=True)
+    )
+    assert same == bool(teacher)
+    assert bool(np.asarray(played[0].valid).all())
+
+
+def test_teacher_config_is_checked() -> None:
+    with pytest.raises(ValueError, match="teacher"):
+        dataclasses.replace(TINY, teacher="shipped")  # policy_target=completed_q
+    with pytest.raises(ValueError, match="teacher"):
+        dataclasses.replace(azero.CLASSIC_CPU_CONFIG, teacher="shipped", policy_target="visits")
+    with pytest.raises(CheckpointError):
+        azero._Parts(dataclasses.replace(TINY, policy_target="visits", teacher="missing.npz"))
+
+
 def test_registered_agent_kind() -> None:
     from jungle_agents import make_agent
     from jungle_train._registry import register_azero
