@@ -55,8 +55,10 @@ Both are departures from AlphaZero (which learns from results alone), taken for 
 **Configs.** :data:`TINY_CONFIG` is for tests (a few seconds of compute, untrained
 afterwards); :data:`CPU_CONFIG` is the measured run (23 minutes on the shared 2-core
 CPU; its agent did not beat random, so no checkpoint ships); :data:`GPU_CONFIG` is
-sized for one GPU (more games, simulations and a wider network; not run here).
-``jungle train azero --config cpu|gpu|tiny|classic-cpu``.
+sized for one GPU (more games, simulations and a wider network; not run here);
+:data:`TEACHER_CPU_CONFIG` learns from the DQN-guided search's self-play instead of its
+own (:attr:`Config.teacher`; measured in the README).
+``jungle train azero --config cpu|gpu|tiny|classic-cpu|teacher-cpu``.
 
 **Devices.** Unlike the DQN this trainer does not shard: on a GPU the batch of games
 runs on the default device.
