@@ -21,11 +21,12 @@ import numpy as np
 from jungle_core._codes import EMPTY, HIDDEN, HIDDEN_P0, HIDDEN_P1, NUM_CODES
 from jungle_core._rules import Rules
 from jungle_core._state import Outcome, Reason, State, next_state
-from jungle_core._tables import BattleResult, Tables, tables
+from jungle_core._tables import LEAPERS, Tables, tables
 
 __all__ = [
     "apply",
     "chance_mask",
+    "classic_actions",
     "classic_moves",
     "draw_outcome",
     "is_legal",
@@ -37,14 +38,7 @@ __all__ = [
 ]
 
 _SQUARES = range(256)
-_FORBIDDEN, _TAKE, _BOTH, _LOSE = (
-    BattleResult.FORBIDDEN,
-    BattleResult.TAKE,
-    BattleResult.BOTH,
-    BattleResult.LOSE,
-)
 _RATS = (1, 9)
-_LEAPERS = (6, 7)  # Tiger, Lion: the ranks that jump over water (CLASSIC)
 
 
 # The tables of the rule set last asked about, by identity: cheaper than the cached
@@ -108,15 +102,47 @@ def dark_legal(state: State) -> tuple[int, ...]:
     return tuple(reveals)
 
 
+def classic_actions(board: tuple[int, ...], me: int, t: Tables) -> list[int]:
+    """CLASSIC's moves for player ``me``, ascending: the one statement of its move rule.
+
+    SPEC §3: land steps one square; only a Rat enters water; a Tiger or Lion leaps a
+    river unless a Rat swims in the way; nobody enters their own den; a capture needs a
+    higher rank (Rat takes Elephant), except that a piece on a trap by the mover's den is
+    taken by any rank; a Rat does not capture across the water's edge. What the terrain
+    alone decides is in ``t.classic_candidates`` (built once per rule set); this adds the
+    board: what stands on the landing square, and Rats in a leap's way. Repetition is not
+    checked here (:func:`legal_actions` filters it under ``repetition='ban_third'``).
+
+    >>> from jungle_core import CLASSIC, new_game
+    >>> classic_actions(new_game(CLASSIC).board, 0, tables(CLASSIC))[:2]   # a1 up, a1 right
+    [64, 66]
+    """
+    lo = me * 8 + 1
+    hi = lo + 8
+    candidates = t.classic_candidates
+    actions: list[int] = []
+    # compress() skips the empty squares at C speed: most squares are empty.
+    for sq in compress(_SQUARES, board):
+        c = board[sq]
+        if lo <= c < hi:
+            for action, target, ok, crossed in candidates[c][sq]:
+                if ok[board[target]]:
+                    if crossed:
+                        for w in crossed:
+                            if board[w] in _RATS:
+                                break
+                        else:
+                            actions.append(action)
+                    else:
+                        actions.append(action)
+    return actions
+
+
 def classic_moves(board: tuple[int, ...], me: int, t: Tables) -> Iterator[tuple[int, int, int]]:
     """CLASSIC's moves for player ``me``, as ``(action, from, to)`` in ascending action.
 
-    The one statement of CLASSIC's move rule (SPEC §3): land steps one square; only a Rat
-    enters water; a Tiger or Lion leaps a river unless a Rat swims in the way; nobody
-    enters their own den; a capture needs a higher rank (Rat takes Elephant), except
-    that a piece on a trap by the mover's den is taken by any rank; a Rat does not
-    capture across the water's edge. Repetition is not checked here
-    (:func:`legal_actions` filters it under ``repetition='ban_third'``).
+    The moves of :func:`classic_actions`, with the square each leaves and the one it
+    lands on (a leap lands across the water).
 
     >>> from jungle_core import CLASSIC, new_game
     >>> s = new_game(CLASSIC)
@@ -124,45 +150,9 @@ def classic_moves(board: tuple[int, ...], me: int, t: Tables) -> Iterator[tuple[
     (64, 0, 7)
     """
     n = len(board)
-    lo = me * 8 + 1
-    hi = lo + 8
-    moves_of, water, jump, den_of, trap_of, battle = (
-        t.moves_of,
-        t.water,
-        t.jump,
-        t.den_of,
-        t.trap_of,
-        t.battle,
-    )
-    for sq in compress(_SQUARES, board):
-        c = board[sq]
-        if not lo <= c < hi:
-            continue
-        rank = c - lo + 1
-        for action, step_to in moves_of[sq]:
-            target = step_to
-            if water[target]:
-                if rank == 1:
-                    pass
-                elif rank in _LEAPERS:
-                    leap = jump[action - n]
-                    if leap is None:
-                        continue
-                    target, crossed = leap
-                    if any(board[w] in _RATS for w in crossed):
-                        continue
-                else:
-                    continue
-            if den_of[target] == me:
-                continue
-            q = board[target]
-            if q and (
-                lo <= q < hi
-                or water[sq] != water[target]
-                or (trap_of[target] != me and battle[c * NUM_CODES + q] != _TAKE)
-            ):
-                continue
-            yield action, sq, target
+    for action in classic_actions(board, me, t):
+        sq = (action - n) >> 2
+        yield action, sq, landing(t, board, sq, (action - n) & 3)
 
 
 def landing(t: Tables, board: tuple[int, ...], sq: int, d: int) -> int:
@@ -179,13 +169,13 @@ def landing(t: Tables, board: tuple[int, ...], sq: int, d: int) -> int:
     if target >= 0 and t.water[target]:
         code = board[sq]
         leap = t.jump[sq * 4 + d]
-        if leap is not None and code and ((code - 1) & 7) + 1 in _LEAPERS:
+        if leap is not None and code and ((code - 1) & 7) + 1 in LEAPERS:
             return leap[0]
     return target
 
 
 def _classic_legal(state: State) -> tuple[int, ...]:
-    moves = tuple(a for a, _, _ in classic_moves(state.board, state.to_move, _tables(state.rules)))
+    moves = tuple(classic_actions(state.board, state.to_move, _tables(state.rules)))
     if state.rules.repetition == "ban_third":
         return tuple(a for a in moves if _repetition_ok(state, a))
     return moves

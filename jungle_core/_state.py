@@ -7,6 +7,7 @@ square ``row * cols + col``.
 from __future__ import annotations
 
 import enum
+
 import attrs
 
 from jungle_core._codes import (

@@ -14,7 +14,7 @@ import attrs
 from jungle_core._codes import EMPTY, HIDDEN, NUM_CODES
 from jungle_core._rules import Rules
 
-__all__ = ["BattleResult", "Tables", "can_take", "tables"]
+__all__ = ["LEAPERS", "BattleResult", "Tables", "can_take", "tables"]
 
 
 class BattleResult:
@@ -69,6 +69,15 @@ class Tables:
       with bit ``code - 1`` per piece removed; a piece of the mover's own that turns up
       stops the move (SPEC §1). The one statement of a DARK move's effect: the
       transition and the agents' incremental evaluations read it.
+    - ``classic_candidates[code][sq]``: CLASSIC: the moves the piece ``code`` on ``sq``
+      may make on the terrain alone, as ``(action, landing, ok, crossed)`` in ascending
+      action: ``ok[q]`` says whether it may land on a square holding code ``q`` (empty;
+      an enemy it takes by rank, or any enemy on a trap by its own den; nothing across
+      the water's edge), and ``crossed`` lists the water squares a leap crosses (a Rat in
+      one blocks it). The static half of CLASSIC's move rule (SPEC §3): the terrain
+      (only a Rat swims, a Tiger or Lion leaps, nobody enters their own den) is decided
+      here once; :func:`jungle_core._moves.classic_actions` adds the board. Empty for
+      DARK.
     """
 
     rows: int
@@ -84,9 +93,64 @@ class Tables:
     moves_of: tuple[tuple[tuple[int, int], ...], ...]
     dark_target_ok: tuple[tuple[bool, ...], ...]
     dark_effect: tuple[tuple[int, int, int], ...]
+    classic_candidates: tuple[
+        tuple[tuple[tuple[int, int, tuple[bool, ...], tuple[int, ...]], ...], ...], ...
+    ]
 
 
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+LEAPERS = (6, 7)
+"""Tiger and Lion: the ranks that leap over water (CLASSIC)."""
+
+
+_TAKE = BattleResult.TAKE
+
+
+def _classic_candidates(
+    n: int,
+    step: list[int],
+    water: list[bool],
+    trap_of: list[int],
+    den_of: list[int],
+    jump: list[tuple[int, tuple[int, ...]] | None],
+    battle: tuple[int, ...],
+) -> tuple[tuple[tuple[tuple[int, int, tuple[bool, ...], tuple[int, ...]], ...], ...], ...]:
+    by_code: list[tuple[tuple[tuple[int, int, tuple[bool, ...], tuple[int, ...]], ...], ...]] = [
+        ((),) * n
+    ]
+    for c in range(1, 17):
+        owner, rank = (c - 1) >> 3, ((c - 1) & 7) + 1
+        own = range(owner * 8 + 1, owner * 8 + 9)
+        per_square = []
+        for sq in range(n):
+            moves = []
+            for d in range(4):
+                target = step[sq * 4 + d]
+                if target < 0:
+                    continue
+                crossed: tuple[int, ...] = ()
+                if water[target] and rank != 1:
+                    leap = jump[sq * 4 + d]
+                    if rank not in LEAPERS or leap is None:
+                        continue
+                    target, crossed = leap
+                if den_of[target] == owner:
+                    continue
+                edge = water[sq] != water[target]
+                ok = tuple(
+                    q == 0
+                    or (
+                        q not in own
+                        and not edge
+                        and (trap_of[target] == owner or battle[c * NUM_CODES + q] == _TAKE)
+                    )
+                    for q in range(NUM_CODES)
+                )
+                moves.append((n + sq * 4 + d, target, ok, crossed))
+            per_square.append(tuple(moves))
+        by_code.append(tuple(per_square))
+    by_code.extend([((),) * n] * (NUM_CODES - 17))
+    return tuple(by_code)
 
 
 def _battle_table(rules: Rules) -> tuple[int, ...]:
@@ -193,7 +257,13 @@ def tables(rules: Rules) -> Tables:
         )
         for p in range(NUM_CODES)
     )
+    classic = rules.variant == "classic"
     return Tables(
+        classic_candidates=(
+            _classic_candidates(n, step, water, trap_of, den_of, jump, battle)
+            if classic
+            else ((),) * NUM_CODES
+        ),
         dark_effect=_dark_effect_table(battle),
         rows=rows,
         cols=cols,
