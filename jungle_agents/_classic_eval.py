@@ -17,8 +17,9 @@ The evaluation of a state for player ``r`` is the difference (r's minus the oppo
 
 The first four terms depend on one piece and its square only, so they form one
 piece-square table ``pst[code][sq]``; threats and mobility come from one pass of a move
-loop over per-piece destination tables taken from the core's move generator (checked
-against the core's legal moves in the tests).
+loop over the core's per-piece move table (``Tables.classic_candidates``: where each
+piece may go from each square on the terrain, and which codes it may land on), so the
+move rule itself is the core's (checked against the core's legal moves in the tests).
 """
 
 from __future__ import annotations
@@ -28,9 +29,14 @@ from typing import ClassVar
 
 import attrs
 
-from jungle_core import Outcome, Reason, Rules, State, outcome
-from jungle_core.lowlevel import EMPTY, HIDDEN, NUM_CODES, BattleResult, Tables, tables
-from jungle_core.lowlevel import classic_moves as core_classic_moves
+from jungle_core import Outcome, Rules, State, outcome
+from jungle_core.lowlevel import (
+    HIDDEN,
+    classic_actions,
+    settled_outcome,
+    stuck_outcome,
+    tables,
+)
 
 __all__ = [
     "ClassicEvaluator",
@@ -69,24 +75,16 @@ class ClassicWeights:
     """Factor of the mobility ratio ``(m_self - m_opp) / (m_self + m_opp)``."""
 
 
-def _crossed(t: Tables, move: int, target: int) -> tuple[int, ...]:
-    """The water squares a move (``action - num_squares``) landing on ``target`` leaps."""
-    if target == t.step[move]:
-        return ()
-    leap = t.jump[move]
-    assert leap is not None
-    return leap[1]
-
-
 class _ClassicTables:
     """Per-rule-set tables shared by both players' evaluators.
 
-    The move loops of this module (:func:`classic_moves`, :meth:`ClassicEvaluator.
-    evaluate_moves`, :func:`classic_ordered_moves`, :func:`classic_captures`) read these
-    per-piece tables instead of calling :func:`jungle_core.lowlevel.classic_moves` in the
-    search: measured in the search, the core's generator (one general loop per move, and a
-    generator's resume per move) slowed CLASSIC quiescence by about 12 % and the plain
-    search by 4-5 %.
+    ``moves[code][sq]`` is the core's ``Tables.classic_candidates``: ``(action, landing,
+    ok, crossed)`` for each move the piece ``code`` may make from ``sq`` on the terrain,
+    ``ok[q]`` whether it may land on code ``q``, ``crossed`` the water a leap crosses (a
+    Rat there blocks it). The loops below (:meth:`ClassicEvaluator.evaluate_moves`,
+    :func:`classic_ordered_moves`, :func:`classic_captures`) read it with the board, as
+    :func:`jungle_core.lowlevel.classic_actions` does, to count, sort or filter moves in
+    the same pass.
     """
 
     _cache: ClassVar[dict[Rules, _ClassicTables]] = {}
@@ -102,30 +100,9 @@ class _ClassicTables:
         t = tables(rules)
         n = rules.num_squares
         self.n = n
-        self.water = t.water
-        self.trap_of = t.trap_of
-        self.den_of = t.den_of
+        self.tables = t
         self.dens = t.dens
-        self.battle = t.battle
-        # moves[code][sq]: (action, target, water squares crossed) of each move of the
-        # piece ``code`` from ``sq`` on an otherwise empty board, asked of the core's move
-        # generator (the one statement of CLASSIC's move rule) once per rule set; the
-        # loops below add what the other pieces change (Rats in the way, captures)
-        moves: list[tuple[tuple[tuple[int, int, tuple[int, ...]], ...], ...]] = [()] * HIDDEN
-        for code in range(1, HIDDEN):
-            owner = (code - 1) >> 3
-            per_sq = []
-            for sq in range(n):
-                alone = [EMPTY] * n
-                alone[sq] = code
-                per_sq.append(
-                    tuple(
-                        (action, target, _crossed(t, action - n, target))
-                        for action, _, target in core_classic_moves(tuple(alone), owner, t)
-                    )
-                )
-            moves[code] = tuple(per_sq)
-        self.moves = tuple(moves)
+        self.moves = t.classic_candidates
         # dist[code][sq]: shortest path to the enemy den on an empty board
         dist: list[tuple[int, ...]] = [()] * HIDDEN
         for code in range(1, HIDDEN):
@@ -137,7 +114,7 @@ class _ClassicTables:
             queue = deque([enemy_den])
             while queue:
                 sq = queue.popleft()
-                for _, target, _ in self.moves[code][sq]:
+                for _, target, _, _ in self.moves[code][sq]:
                     if d[target] == 99 and t.den_of[target] != owner:
                         d[target] = d[sq] + 1
                         queue.append(target)
@@ -153,25 +130,7 @@ def classic_moves(state: State) -> list[int]:
     >>> sorted(classic_moves(new_game(CLASSIC))) == list(legal_actions(new_game(CLASSIC)))
     True
     """
-    ct = _ClassicTables.of(state.rules)
-    board = state.board
-    me = state.to_move
-    mover_base = me * 8
-    out: list[int] = []
-    water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
-    for sq, c in enumerate(board):
-        if mover_base < c <= mover_base + 8:
-            for action, target, crossed in moves[c][sq]:
-                if crossed and any(board[w] in (1, 9) for w in crossed):
-                    continue
-                q = board[target]
-                if not q or (
-                    (q - 1) >> 3 != me
-                    and water[sq] == water[target]
-                    and (trap_of[target] == me or battle[c * NUM_CODES + q] == BattleResult.TAKE)
-                ):
-                    out.append(action)
-    return out
+    return classic_actions(state.board, state.to_move, _ClassicTables.of(state.rules).tables)
 
 
 class ClassicEvaluator:
@@ -226,7 +185,7 @@ class ClassicEvaluator:
         ct = self._t
         board = state.board
         pst = self.pst
-        water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
+        moves = ct.moves
         victim = self.victim
         me = self.player
         value = 0.0
@@ -238,9 +197,10 @@ class ClassicEvaluator:
             value += pst[c][sq]
             owner = (c - 1) >> 3
             count = 0
-            crow = c * NUM_CODES
-            wsq = water[sq]
-            for _, target, crossed in moves[c][sq]:
+            for _, target, ok, crossed in moves[c][sq]:
+                q = board[target]
+                if not ok[q]:
+                    continue
                 if crossed:
                     blocked = False
                     for w in crossed:
@@ -249,15 +209,8 @@ class ClassicEvaluator:
                             break
                     if blocked:
                         continue
-                q = board[target]
-                if not q:
-                    count += 1
-                elif (
-                    (q - 1) >> 3 != owner
-                    and wsq == water[target]
-                    and (trap_of[target] == owner or battle[crow + q] == BattleResult.TAKE)
-                ):
-                    count += 1
+                count += 1
+                if q:
                     threat += victim[q] if owner == me else -victim[q]
             mob[owner] += count
         total = mob[0] + mob[1]
@@ -275,46 +228,19 @@ class ClassicEvaluator:
         return 1e9 if result.winner == self.player else -1e9
 
 
-_P0_CODES = frozenset(range(1, 9))
-_P1_CODES = frozenset(range(9, HIDDEN))
-
-
 def classic_outcome(state: State, *, check_moves: bool = True) -> Outcome | None:
     """:func:`jungle_core.outcome` for CLASSIC rules without repetition bans, from the
-    evaluator's move generator (faster). With ``check_moves=False`` the last rule (the
-    player to move has no legal move) is left to the caller.
+    core's rules with this module's move generator. With ``check_moves=False`` the last
+    rule (the player to move has no legal move) is left to the caller.
 
     >>> from jungle_core import CLASSIC, new_game
     >>> classic_outcome(new_game(CLASSIC)) is None
     True
     """
-    rules = state.rules
-    ct = _ClassicTables.of(rules)
-    board = state.board
-    dens = ct.dens
-    if board[dens[1]] in _P0_CODES:
-        return Outcome(0, Reason.DEN_ENTERED)
-    if board[dens[0]] in _P1_CODES:
-        return Outcome(1, Reason.DEN_ENTERED)
-    present = set(board)
-    has0 = not present.isdisjoint(_P0_CODES)
-    has1 = not present.isdisjoint(_P1_CODES)
-    if not (has0 and has1):
-        winner = None if has0 == has1 else (0 if has0 else 1)
-        return Outcome(winner, Reason.ELIMINATION)
-    if rules.no_removal_limit and state.plies_since_removal >= rules.no_removal_limit:
-        return Outcome(None, Reason.NO_REMOVAL_LIMIT)
-    if rules.ply_limit and state.ply >= rules.ply_limit:
-        return Outcome(None, Reason.PLY_LIMIT)
-    if check_moves and not classic_moves(state):
+    result = settled_outcome(state)
+    if result is None and check_moves and not classic_moves(state):
         return stuck_outcome(state)
-    return None
-
-
-def stuck_outcome(state: State) -> Outcome:
-    """The outcome when the player to move has no legal move."""
-    winner = None if state.rules.no_moves == "draw" else 1 - state.to_move
-    return Outcome(winner, Reason.NO_LEGAL_ACTIONS)
+    return result
 
 
 def classic_ordered_moves(state: State, first: int, history: dict[int, int]) -> list[int]:
@@ -325,13 +251,16 @@ def classic_ordered_moves(state: State, first: int, history: dict[int, int]) -> 
     board = state.board
     me = state.to_move
     mover_base = me * 8
-    water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
+    moves = ct.moves
     captures: list[tuple[int, int]] = []
     quiet: list[tuple[int, int]] = []
     has_first = False
     for sq, c in enumerate(board):
         if mover_base < c <= mover_base + 8:
-            for action, target, crossed in moves[c][sq]:
+            for action, target, ok, crossed in moves[c][sq]:
+                q = board[target]
+                if not ok[q]:
+                    continue
                 if crossed:
                     blocked = False
                     for w in crossed:
@@ -340,21 +269,12 @@ def classic_ordered_moves(state: State, first: int, history: dict[int, int]) -> 
                             break
                     if blocked:
                         continue
-                q = board[target]
-                if not q:
-                    if action == first:
-                        has_first = True
-                    else:
-                        quiet.append((-history.get(action, 0), action))
-                elif (
-                    (q - 1) >> 3 != me
-                    and water[sq] == water[target]
-                    and (trap_of[target] == me or battle[c * NUM_CODES + q] == BattleResult.TAKE)
-                ):
-                    if action == first:
-                        has_first = True
-                    else:
-                        captures.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), action))
+                if action == first:
+                    has_first = True
+                elif q:
+                    captures.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), action))
+                else:
+                    quiet.append((-history.get(action, 0), action))
     captures.sort()
     quiet.sort()
     out = [first] if has_first else []
@@ -369,19 +289,16 @@ def classic_captures(state: State) -> list[int]:
     board = state.board
     me = state.to_move
     mover_base = me * 8
-    water, trap_of, battle, moves = ct.water, ct.trap_of, ct.battle, ct.moves
+    moves = ct.moves
     captures: list[tuple[int, int]] = []
     for sq, c in enumerate(board):
         if mover_base < c <= mover_base + 8:
-            for action, target, crossed in moves[c][sq]:
+            for action, target, ok, crossed in moves[c][sq]:
                 q = board[target]
-                if not q or (q - 1) >> 3 == me:
+                if not q or not ok[q]:
                     continue
                 if crossed and any(board[w] == 1 or board[w] == 9 for w in crossed):
                     continue
-                if water[sq] == water[target] and (
-                    trap_of[target] == me or battle[c * NUM_CODES + q] == BattleResult.TAKE
-                ):
-                    captures.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), action))
+                captures.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), action))
     captures.sort()
     return [a for _, a in captures]

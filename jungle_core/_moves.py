@@ -35,6 +35,8 @@ __all__ = [
     "mask_outcomes",
     "outcome",
     "position_key",
+    "settled_outcome",
+    "stuck_outcome",
 ]
 
 _SQUARES = range(256)
@@ -385,6 +387,24 @@ def outcome(state: State) -> Outcome | None:
 
 
 def _outcome(state: State) -> Outcome | None:
+    result = settled_outcome(state)
+    if (
+        result is None
+        and not (state.face_down_mask and state.rules.reveal == "any")
+        and not legal_actions(state)
+    ):
+        return stuck_outcome(state)
+    return result
+
+
+def settled_outcome(state: State) -> Outcome | None:
+    """:func:`outcome` by every rule but the last: a mover without a legal action is left
+    to the caller (a search that generates the moves anyway finds out for free).
+
+    >>> from jungle_core import from_fen
+    >>> settled_outcome(from_fen("8/8/8/8/8/8/E7 1 0 9 - -")).reason.value
+    'elimination'
+    """
     rules = state.rules
     if rules.variant == "classic":
         board = state.board
@@ -405,7 +425,16 @@ def _outcome(state: State) -> Outcome | None:
         return Outcome(None, Reason.NO_REMOVAL_LIMIT)
     if rules.ply_limit and state.ply >= rules.ply_limit:
         return Outcome(None, Reason.PLY_LIMIT)
-    if not (state.face_down_mask and rules.reveal == "any") and not legal_actions(state):
-        winner = None if rules.no_moves == "draw" else 1 - state.to_move
-        return Outcome(winner, Reason.NO_LEGAL_ACTIONS)
     return None
+
+
+def stuck_outcome(state: State) -> Outcome:
+    """The outcome when the player to move has no legal action: a loss, or a draw under
+    ``no_moves="draw"``.
+
+    >>> from jungle_core import new_game
+    >>> stuck_outcome(new_game()).winner
+    1
+    """
+    winner = None if state.rules.no_moves == "draw" else 1 - state.to_move
+    return Outcome(winner, Reason.NO_LEGAL_ACTIONS)

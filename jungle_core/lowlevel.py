@@ -15,10 +15,15 @@ are stated once, here, and a search asks instead of restating them.
 - :func:`apply`: the transition (``outcome_index`` -1 for an action without chance);
   :func:`chance_mask` / :func:`mask_outcomes`: a reveal's possible outcomes;
   :func:`draw_outcome`: one drawn uniformly.
-- :func:`classic_moves`: CLASSIC's move generator, ``(action, from, to)``;
+- :func:`classic_actions`: CLASSIC's legal moves (no repetition ban), the move rule over
+  ``tables(rules).classic_candidates`` (each piece's moves on the terrain);
+  :func:`classic_moves`: the same as ``(action, from, to)``;
   :func:`landing`: where a move lands; ``tables(rules).dark_effect``: what a DARK move
   leaves behind.
 - :func:`next_state`: the core's constructor for a computed successor.
+- :func:`settled_outcome`: :func:`jungle_core.outcome` but for its last rule (the mover
+  without a legal action), which :func:`stuck_outcome` states, for a search that
+  generates the moves anyway.
 
 >>> from jungle_core import new_game
 >>> s = new_game()
@@ -44,6 +49,7 @@ from jungle_core._codes import (
 from jungle_core._moves import (
     apply,
     chance_mask,
+    classic_actions,
     classic_moves,
     dark_legal,
     draw_outcome,
@@ -51,6 +57,8 @@ from jungle_core._moves import (
     landing,
     mask_outcomes,
     position_key,
+    settled_outcome,
+    stuck_outcome,
 )
 from jungle_core._state import next_state
 from jungle_core._tables import BattleResult, Tables, tables
@@ -66,6 +74,7 @@ __all__ = [
     "Tables",
     "apply",
     "chance_mask",
+    "classic_actions",
     "classic_moves",
     "dark_legal",
     "draw_outcome",
@@ -77,5 +86,7 @@ __all__ = [
     "piece_owner",
     "piece_rank",
     "position_key",
+    "settled_outcome",
+    "stuck_outcome",
     "tables",
 ]
