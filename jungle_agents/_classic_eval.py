@@ -33,6 +33,7 @@ from jungle_core import Outcome, Rules, State, outcome
 from jungle_core.lowlevel import (
     HIDDEN,
     classic_actions,
+    leap_blocked,
     settled_outcome,
     stuck_outcome,
     tables,
@@ -201,14 +202,8 @@ class ClassicEvaluator:
                 q = board[target]
                 if not ok[q]:
                     continue
-                if crossed:
-                    blocked = False
-                    for w in crossed:
-                        if board[w] == 1 or board[w] == 9:
-                            blocked = True
-                            break
-                    if blocked:
-                        continue
+                if crossed and leap_blocked(board, crossed):
+                    continue
                 count += 1
                 if q:
                     threat += victim[q] if owner == me else -victim[q]
@@ -261,14 +256,8 @@ def classic_ordered_moves(state: State, first: int, history: dict[int, int]) -> 
                 q = board[target]
                 if not ok[q]:
                     continue
-                if crossed:
-                    blocked = False
-                    for w in crossed:
-                        if board[w] == 1 or board[w] == 9:
-                            blocked = True
-                            break
-                    if blocked:
-                        continue
+                if crossed and leap_blocked(board, crossed):
+                    continue
                 if action == first:
                     has_first = True
                 elif q:
@@ -297,7 +286,7 @@ def classic_captures(state: State) -> list[int]:
                 q = board[target]
                 if not q or not ok[q]:
                     continue
-                if crossed and any(board[w] == 1 or board[w] == 9 for w in crossed):
+                if crossed and leap_blocked(board, crossed):
                     continue
                 captures.append((-((q - 1) & 7) * 16 + ((c - 1) & 7), action))
     captures.sort()

@@ -31,6 +31,7 @@ __all__ = [
     "draw_outcome",
     "is_legal",
     "landing",
+    "leap_blocked",
     "legal_actions",
     "mask_outcomes",
     "outcome",
@@ -128,16 +129,19 @@ def classic_actions(board: tuple[int, ...], me: int, t: Tables) -> list[int]:
         c = board[sq]
         if lo <= c < hi:
             for action, target, ok, crossed in candidates[c][sq]:
-                if ok[board[target]]:
-                    if crossed:
-                        for w in crossed:
-                            if board[w] in _RATS:
-                                break
-                        else:
-                            actions.append(action)
-                    else:
-                        actions.append(action)
+                if ok[board[target]] and not (crossed and leap_blocked(board, crossed)):
+                    actions.append(action)
     return actions
+
+
+def leap_blocked(board: tuple[int, ...], crossed: tuple[int, ...]) -> bool:
+    """True when a Rat (either side's) swims on one of the water squares a leap crosses.
+
+    >>> from jungle_core import CLASSIC, from_fen
+    >>> leap_blocked(from_fen("7/7/7/7/7/1r5/7/7/7 0 0 0", rules=CLASSIC).board, (22, 23))
+    True
+    """
+    return any(board[w] in _RATS for w in crossed)
 
 
 def classic_moves(board: tuple[int, ...], me: int, t: Tables) -> Iterator[tuple[int, int, int]]:

@@ -17,7 +17,8 @@ are stated once, here, and a search asks instead of restating them.
   :func:`draw_outcome`: one drawn uniformly.
 - :func:`classic_actions`: CLASSIC's legal moves (no repetition ban), the move rule over
   ``tables(rules).classic_candidates`` (each piece's moves on the terrain);
-  :func:`classic_moves`: the same as ``(action, from, to)``;
+  :func:`classic_moves`: the same as ``(action, from, to)``; :func:`leap_blocked`: a
+  Rat in a leap's way;
   :func:`landing`: where a move lands; ``tables(rules).dark_effect``: what a DARK move
   leaves behind.
 - :func:`next_state`: the core's constructor for a computed successor.
@@ -55,6 +56,7 @@ from jungle_core._moves import (
     draw_outcome,
     is_legal,
     landing,
+    leap_blocked,
     mask_outcomes,
     position_key,
     settled_outcome,
@@ -80,6 +82,7 @@ __all__ = [
     "draw_outcome",
     "is_legal",
     "landing",
+    "leap_blocked",
     "mask_outcomes",
     "next_state",
     "piece_code",
