@@ -24,8 +24,8 @@ move rule itself is the core's (checked against the core's legal moves in the te
 
 from __future__ import annotations
 
+import functools
 from collections import deque
-from typing import ClassVar
 
 import attrs
 
@@ -88,14 +88,11 @@ class _ClassicTables:
     the same pass.
     """
 
-    _cache: ClassVar[dict[Rules, _ClassicTables]] = {}
-
-    @classmethod
-    def of(cls, rules: Rules) -> _ClassicTables:
-        found = cls._cache.get(rules)
-        if found is None:
-            found = cls._cache[rules] = cls(rules)
-        return found
+    @staticmethod
+    @functools.cache
+    def of(rules: Rules) -> _ClassicTables:
+        """The tables of a rule set, built once (cached)."""
+        return _ClassicTables(rules)
 
     def __init__(self, rules: Rules) -> None:
         t = tables(rules)

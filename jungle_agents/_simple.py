@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+import functools
 
 import attrs
 import numpy as np
@@ -90,15 +90,11 @@ def greedy_heuristic(state: State, player: int, weights: GreedyWeights | None = 
 
 
 class _Heuristic:
-    _cache: ClassVar[dict[tuple[Rules, GreedyWeights], _Heuristic]] = {}
-
-    @classmethod
-    def of(cls, rules: Rules, weights: GreedyWeights) -> _Heuristic:
-        key = (rules, weights)
-        found = cls._cache.get(key)
-        if found is None:
-            found = cls._cache[key] = cls(rules, weights)
-        return found
+    @staticmethod
+    @functools.cache
+    def of(rules: Rules, weights: GreedyWeights) -> _Heuristic:
+        """The heuristic of a rule set and weights, built once (cached)."""
+        return _Heuristic(rules, weights)
 
     def __init__(self, rules: Rules, w: GreedyWeights) -> None:
         self.rules = rules

@@ -43,8 +43,8 @@ the learner's side (0 or 1, even odds) from the run's generator.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import ClassVar
 
 import numpy as np
 
@@ -94,20 +94,17 @@ Policy = Callable[[State, np.random.Generator], int]
 class _Geometry:
     """Per rule set: square coordinates and the strict "can take" relation of face-up codes."""
 
-    _cache: ClassVar[dict[Rules, _Geometry]] = {}
-
     def __init__(self, rules: Rules) -> None:
         t = tables(rules)
         self.rows, self.cols = rules.rows, rules.cols
         self.coords = tuple(divmod(sq, rules.cols) for sq in range(rules.rows * rules.cols))
-        self.takes = tuple(t.battle[i] == BattleResult.TAKE for i in range(400))
+        self.takes = tuple(t.battle[i] == BattleResult.TAKE for i in range(NUM_CODES * NUM_CODES))
 
-    @classmethod
-    def of(cls, rules: Rules) -> _Geometry:
-        found = cls._cache.get(rules)
-        if found is None:
-            found = cls._cache[rules] = cls(rules)
-        return found
+    @staticmethod
+    @functools.cache
+    def of(rules: Rules) -> _Geometry:
+        """The geometry of a rule set, built once (cached)."""
+        return _Geometry(rules)
 
 
 def _pieces(
