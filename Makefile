@@ -36,8 +36,9 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 
+# The packages, and the tests, property tests and benchmarks that use them.
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy --strict $(PACKAGES)
+	$(VENV)/bin/mypy --strict $(PACKAGES) tests property_tests benchmarks
 
 test: lint typecheck
 	$(VENV)/bin/pytest -q README.md $(PACKAGES) tests property_tests

@@ -39,24 +39,31 @@ from jungle_train._learned import extra_inputs
 from jungle_train._sampling import uniform_legal
 
 
+def _wait(tree: Any) -> Any:
+    """``jax.block_until_ready`` (untyped in jax's stubs) over every array of ``tree``."""
+    return jax.tree.map(lambda leaf: leaf.block_until_ready(), tree)
+
+
 def jitted_collection(config: dqn.Config, seconds: float) -> float:
     """Learner decisions per second of collection only (no updates)."""
     config = dataclasses.replace(config, updates_per_rollout=0)
     trainer = dqn.DQNTrainer(config)
     state = trainer.init(0)
     state, _ = trainer.advance(state, config.steps_per_round)  # compile
-    jax.block_until_ready(state.params)
+    _wait(state.params)
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds or done == 0:
         state, _ = trainer.advance(state, config.steps_per_round)
         done += config.steps_per_round
-    jax.block_until_ready(state.params)
+    _wait(state.params)
     return done / (time.perf_counter() - start)
 
 
 def python_loop(config: dqn.Config, opponent: str, seconds: float) -> float:
     """Learner decisions per second, one game at a time through Gymnasium."""
     import gymnasium
+
+    from jungle_agents.envs import JungleEnv
 
     env = gymnasium.make("jungle_agents.envs:jungle/Dark-v0", opponent=opponent)
     network = dqn.make_network(config)
@@ -68,7 +75,9 @@ def python_loop(config: dqn.Config, opponent: str, seconds: float) -> float:
 
     def features(o: dict[str, Any]) -> np.ndarray[Any, Any]:
         # the clock and planes the config's observation adds, as the agent computes them
-        extra = extra_inputs(env.unwrapped.jungle_state, config.observation)
+        jungle_env = env.unwrapped
+        assert isinstance(jungle_env, JungleEnv)
+        extra = extra_inputs(jungle_env.jungle_state, config.observation)
         return np.concatenate([o["observation"].reshape(-1), extra])[None].astype(np.float32)
 
     x = features(obs)
@@ -99,21 +108,21 @@ def updates_per_second(config: dqn.Config, seconds: float) -> tuple[float, float
     state = trainer.init(0)
     while trainer.steps_done(state) < config.min_buffer + config.steps_per_round:
         state, _ = trainer.advance(state, config.steps_per_round)
-    jax.block_until_ready(state.params)
+    _wait(state.params)
     rounds, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds or rounds == 0:
         state, _ = trainer.advance(state, config.steps_per_round)
         rounds += 1
-    jax.block_until_ready(state.params)
+    _wait(state.params)
     per_round = (time.perf_counter() - start) / rounds
     c_state = collect.init(0)
     c_state, _ = collect.advance(c_state, config.steps_per_round)
-    jax.block_until_ready(c_state.params)
+    _wait(c_state.params)
     c_rounds, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds / 2 or c_rounds == 0:
         c_state, _ = collect.advance(c_state, config.steps_per_round)
         c_rounds += 1
-    jax.block_until_ready(c_state.params)
+    _wait(c_state.params)
     per_collect = (time.perf_counter() - start) / c_rounds
     update_time = max(per_round - per_collect, 1e-9)
     return config.updates_per_rollout / update_time, update_time / per_round
@@ -151,9 +160,9 @@ def sampler_speed(batch: int, steps: int) -> tuple[float, float]:
             (state, _), _ = jax.lax.scan(body, (state, key), None, length=steps)
             return state.ply
 
-        jax.block_until_ready(rollout(jax.random.key(0)))
+        _wait(rollout(jax.random.key(0)))
         start = time.perf_counter()
-        jax.block_until_ready(rollout(jax.random.key(1)))
+        _wait(rollout(jax.random.key(1)))
         results.append(batch * steps / (time.perf_counter() - start))
     return results[0], results[1]
 

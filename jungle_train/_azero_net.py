@@ -196,7 +196,7 @@ def network_evaluation(
 _PIECE_VALUES = np.array([[30, 20, 30, 40, 50, 60, 70, 80]] * 2, np.float32).reshape(16)
 
 
-def _balance_of(held_bits: jax.Array, player: jax.Array) -> jax.Array:
+def _balance_of(held_bits: jax.Array, player: jax.Array | int) -> jax.Array:
     """:func:`material_balance` of a ``present`` mask (``int32[...]``), over its leading axes."""
     bits = (held_bits[..., None] >> jnp.arange(16)) & 1
     held = bits.astype(jnp.float32) * jnp.asarray(_PIECE_VALUES)
@@ -205,7 +205,7 @@ def _balance_of(held_bits: jax.Array, player: jax.Array) -> jax.Array:
     return jnp.where(total > 0, (2.0 * mine - total) / jnp.maximum(total, 1.0), 0.0)
 
 
-def material_balance(state: JaxState, player: jax.Array) -> jax.Array:
+def material_balance(state: JaxState, player: jax.Array | int) -> jax.Array:
     """``float32[]``: ``(M_player - M_other) / (M_player + M_other)`` over the pieces
     still in the game (face up on the board or face down, by identity), ``M`` by SPEC
     §7's Greedy values (rank 8: 80, ..., 2: 20, the Rat 30); 0 when nobody has any.
@@ -278,7 +278,7 @@ def _hunt_relation(rules: Rules) -> np.ndarray[Any, Any]:
     return hunts
 
 
-def hunt(rules: Rules, state: JaxState, player: jax.Array) -> jax.Array:
+def hunt(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Array:
     """``float32[]``: how close ``player``'s revealed pieces stand to the enemies they can
     remove: ``Σ 1 / (1 + d)`` over its pieces that can take or trade with (equal ranks:
     both removed) a revealed enemy, ``d`` the Manhattan distance to the nearest such
@@ -303,7 +303,7 @@ def hunt(rules: Rules, state: JaxState, player: jax.Array) -> jax.Array:
     return jnp.sum(jnp.where(mine, per_piece, 0.0))
 
 
-def winnable(rules: Rules, state: JaxState, player: jax.Array) -> jax.Array:
+def winnable(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Array:
     """``bool[]``: whether ``player`` can still remove every enemy piece: each enemy piece
     in the game (face up or face down) has at least one piece of ``player``'s in the game
     that can take it or trade with it (equal ranks: both removed) under ``rules``' battle
@@ -339,7 +339,7 @@ to prefer them to a position it can still win."""
 def heuristic_value(
     rules: Rules,
     state: JaxState,
-    player: jax.Array,
+    player: jax.Array | int,
     hunt_weight: jax.Array | float = 0.0,
     cover: bool = False,
     capture: float = 0.0,
@@ -540,7 +540,7 @@ def classic_prior_logits(
     return jnp.concatenate([jnp.zeros(n, jnp.float32), mover.astype(jnp.float32)])
 
 
-def hand_value(rules: Rules, pst: jax.Array, state: JaxState, player: jax.Array) -> jax.Array:
+def hand_value(rules: Rules, pst: jax.Array, state: JaxState, player: jax.Array | int) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in [-1, 1]: DARK's
     :func:`heuristic_value`; CLASSIC's piece-square evaluation (``pst``:
     :func:`classic_piece_squares`, ``float32[NUM_CODES, N]``) through ``tanh(x /``

@@ -46,7 +46,7 @@ def shaping_tables(rules: Rules) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, 
     return distance, battle == BattleResult.TAKE
 
 
-def potential(state: JaxState, player: jax.Array, rules: Rules = DARK) -> jax.Array:
+def potential(state: JaxState, player: jax.Array | int, rules: Rules = DARK) -> jax.Array:
     """``float32[]``: SPEC §7's shaping potential ``Σ Opp(i) − Σ Threat(i)`` of ``player``
     (over its revealed pieces ``i`` with the nearest revealed enemy at distance ``d``:
     ``3/(1+d)`` if ``i`` can take one of the nearest, ``−4/(1+d)`` if one can take ``i``),

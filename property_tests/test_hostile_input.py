@@ -41,6 +41,7 @@ from jungle_cli._play import PlaySession, load_any_record, parse_clock
 
 RULE_SETS = [jc.DARK, jc.DARK_STRICT, jc.CLASSIC]
 NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
+assert settings.default is not None
 BASE = settings.default.max_examples
 """The profile's example count (40 in CI, 2000 under ``HYPOTHESIS_PROFILE=long``): the
 cheap parsers get five times that, the command line and ``play`` about twice."""

@@ -226,6 +226,7 @@ TRAPS = {0: {(0, 2), (0, 4), (1, 3)}, 1: {(8, 2), (8, 4), (7, 3)}}
 def _classic_can_take(st: Slow, frm: tuple[int, int], to: tuple[int, int]) -> bool:
     _, me, a = st.cells[frm]
     _, _, b = st.cells[to]
+    assert me is not None  # a face-up piece has an owner
     if (frm in WATER) != (to in WATER):
         return False
     if to in TRAPS[me]:

@@ -551,7 +551,7 @@ def test_dqn_prior_evaluation_reads_the_q_values() -> None:
 def _random_states(rules: Rules, count: int, seed: int) -> list[State]:
     """``count`` positions along one random game (restarted when it ends)."""
     rng = np.random.default_rng(seed)
-    state, states = new_game(rules, seed=seed), []
+    state, states = new_game(rules, seed=seed), list[State]()
     while len(states) < count:
         if outcome(state) is not None:
             state = new_game(rules, seed=seed + len(states))
@@ -589,6 +589,7 @@ def test_dqn_prior_options_are_checked() -> None:
         make_agent("azero:hunt=-1", DARK)
     spec = f"azero:path={shipped_checkpoint('dqn')},simulations=4,tau=2,hunt=0.02"
     agent = make_agent(spec, DARK)
+    assert isinstance(agent, AZeroAgent)
     assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
     with pytest.raises(AgentSpecError, match="cover"):
         make_agent("azero:prior=hand,cover=1", DARK)
@@ -719,6 +720,7 @@ def test_dqn_prior_agent_keeps_the_endgame_tables_value() -> None:
     tables = EndgameTables()
     agent = make_agent("azero:simulations=8", DARK)
     plain = make_agent("azero:simulations=8,endgame=0", DARK)
+    assert isinstance(plain, AZeroAgent)
     assert "endgame=0" in plain.name and plain._endgame is None
     restricted = plain_outside = 0
     fens = [

@@ -178,7 +178,7 @@ def test_move_onto_face_down_opponent_piece_is_a_battle() -> None:
         """,
         face_down="- lwt",
     )
-    results = {
+    results: dict[int, tuple[object, int, int]] = {
         s.board[E4]: (p, s.board[D4], s.plies_since_removal)
         for p, s in transitions(state, parse_action(state, "d4xe4"))
     }

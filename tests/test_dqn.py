@@ -231,9 +231,10 @@ def test_numpy_forward_equals_the_conv_network(dueling: bool) -> None:
     # the per-square head: action 56 + 4*sq + d reads square sq
     probe = np.zeros((1, 337), np.float32)
     probe[0, 6 * 20 : 6 * 20 + 6] = 1.0  # a piece on square 20 only
-    near = np.asarray(net.apply(params, probe) - net.apply(params, np.zeros((1, 337), np.float32)))[
-        0
-    ]
+    near = (
+        np.asarray(net.apply(params, probe))
+        - np.asarray(net.apply(params, np.zeros((1, 337), np.float32)))
+    )[0]
     far_square = 55  # more than two conv layers away from square 20
     assert near[far_square] == pytest.approx(near[54], abs=1e-6)  # both see only the context
 
@@ -402,7 +403,7 @@ def test_shaping_potential_equals_the_pure_one() -> None:
     on every position of a few random games, for both players."""
     env = make(DARK)
     rng = np.random.default_rng(0)
-    f = jax.jit(dqn.potential)
+    f = jax.jit(dqn.potential)  # type: ignore[attr-defined]  # the name dqn imported
     checked = 0
     for _ in range(4):
         state = new_game()

@@ -11,6 +11,7 @@ import pytest
 pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
 
+import gymnasium
 from pettingzoo.test import api_test, seed_test
 
 from jungle_core import (
@@ -140,7 +141,8 @@ def test_ansi_render_and_other_rule_sets() -> None:
     e.reset(seed=0)
     assert e.render() == render(e.jungle_state)
     assert str(e) == "jungle_dark_strict_v0"
-    assert raw_env("classic").action_space("player_0").n == 315
+    space = raw_env("classic").action_space("player_0")
+    assert isinstance(space, gymnasium.spaces.Discrete) and space.n == 315
     quiet = JungleAECEnv("dark")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -183,7 +183,7 @@ def test_legal_action_mask_matches_list() -> None:
 
 def test_rules_validation() -> None:
     with pytest.raises(ValueError, match="equal_rank must be one of"):
-        attrs.evolve(DARK, equal_rank="sometimes")
+        attrs.evolve(DARK, equal_rank="sometimes")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="reveal='own' needs"):
         attrs.evolve(DARK, reveal="own")
     with pytest.raises(ValueError, match="unknown rule set"):

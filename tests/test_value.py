@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jungle_agents import AgentSpecError, make_agent
+from jungle_agents import AgentSpecError, MinimaxAgent, make_agent
 from jungle_core import DARK, from_fen, legal_actions, new_game, parse_action, step
 from jungle_train._errors import CheckpointError
 from jungle_train._metrics import read_metrics
@@ -170,7 +170,9 @@ def test_the_frontier_batches_the_networks_evaluations_without_changing_the_sear
     s = from_fen("8/2e5/8/3D1w2/8/1R3l2/8 0 0 0 - -", DARK)
     results = []
     for batched in (True, False):
-        searcher = make_agent("minimax:depth=2,eval=value", DARK).searcher(0)
+        minimax = make_agent("minimax:depth=2,eval=value", DARK)
+        assert isinstance(minimax, MinimaxAgent)
+        searcher = minimax.searcher(0)
         evaluator = searcher.evaluator
         assert isinstance(evaluator, SearchValue)
         evaluator._cache.clear()
@@ -189,6 +191,7 @@ def test_the_frontier_batches_the_networks_evaluations_without_changing_the_sear
 
 def test_minimax_with_the_value_network_at_its_leaves(tmp_path: Path) -> None:
     agent = make_agent("minimax:depth=2,eval=value", DARK)
+    assert isinstance(agent, MinimaxAgent)
     assert agent.name == "minimax:depth=2,eval=value"
     searcher = agent.searcher(1)
     assert isinstance(searcher.evaluator, SearchValue) and searcher.evaluator.player == 1
