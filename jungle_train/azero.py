@@ -161,6 +161,11 @@ class Config(RoundSchedule):
     same way either way, only the random draws differ. On this CPU, sequential made the
     :data:`CPU_CONFIG` run 1.7× faster (415 against 243 decisions a second) and the
     :data:`TEACHER_CPU_CONFIG` one 3.3× (208 against 64)."""
+    chance_order: str = "index"
+    """DARK: the order in which the search visits a chance node's equally likely outcomes:
+    ``"index"`` (mctx's rule, ties to the lowest piece identity) or ``"shuffled"`` (a
+    random order per node; :attr:`jungle_train._azero_search.SearchConfig.chance_order`),
+    in self-play and in the trainer's evaluation games."""
     channels: int = 32
     """Channels of the network's convolutions."""
     conv_layers: int = 3
@@ -259,6 +264,7 @@ class Config(RoundSchedule):
             prior_mix=self.prior_mix,
             afterstate=self.afterstate,
             batching=self.batching,
+            chance_order=self.chance_order,
         )
 
 

@@ -502,6 +502,15 @@ def test_teacher_config_is_checked() -> None:
         azero._Parts(dataclasses.replace(TINY, policy_target="visits", teacher="missing.npz"))
 
 
+def test_chance_order_reaches_the_searches_of_training() -> None:
+    shuffled = dataclasses.replace(TINY, chance_order="shuffled")
+    assert shuffled.search_config(self_play=True).chance_order == "shuffled"
+    assert shuffled.search_config(self_play=False).chance_order == "shuffled"
+    assert TINY.search_config(self_play=True).chance_order == "index"
+    with pytest.raises(ValueError, match="chance_order"):
+        dataclasses.replace(TINY, chance_order="random")
+
+
 def test_registered_agent_kind() -> None:
     from jungle_agents import make_agent
     from jungle_train._registry import register_azero
