@@ -17,6 +17,10 @@ from jungle_core._rules import Rules
 __all__ = ["LEAPERS", "BattleResult", "Tables", "can_take", "tables"]
 
 
+ClassicCandidate = tuple[int, int, tuple[bool, ...], tuple[int, ...]]
+"""One entry of ``Tables.classic_candidates``: ``(action, landing, ok, crossed)``."""
+
+
 class BattleResult:
     """What happens when a face-up piece moves onto an opponent's face-up piece."""
 
@@ -93,9 +97,7 @@ class Tables:
     moves_of: tuple[tuple[tuple[int, int], ...], ...]
     dark_target_ok: tuple[tuple[bool, ...], ...]
     dark_effect: tuple[tuple[int, int, int], ...]
-    classic_candidates: tuple[
-        tuple[tuple[tuple[int, int, tuple[bool, ...], tuple[int, ...]], ...], ...], ...
-    ]
+    classic_candidates: tuple[tuple[tuple[ClassicCandidate, ...], ...], ...]
 
 
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -114,16 +116,15 @@ def _classic_candidates(
     den_of: list[int],
     jump: list[tuple[int, tuple[int, ...]] | None],
     battle: tuple[int, ...],
-) -> tuple[tuple[tuple[tuple[int, int, tuple[bool, ...], tuple[int, ...]], ...], ...], ...]:
-    by_code: list[tuple[tuple[tuple[int, int, tuple[bool, ...], tuple[int, ...]], ...], ...]] = [
-        ((),) * n
-    ]
+) -> tuple[tuple[tuple[ClassicCandidate, ...], ...], ...]:
+    """``Tables.classic_candidates`` of a CLASSIC board (index: code, then square)."""
+    by_code: list[tuple[tuple[ClassicCandidate, ...], ...]] = [((),) * n]
     for c in range(1, 17):
         owner, rank = (c - 1) >> 3, ((c - 1) & 7) + 1
         own = range(owner * 8 + 1, owner * 8 + 9)
         per_square = []
         for sq in range(n):
-            moves = []
+            moves: list[ClassicCandidate] = []
             for d in range(4):
                 target = step[sq * 4 + d]
                 if target < 0:
