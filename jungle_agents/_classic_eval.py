@@ -122,7 +122,8 @@ class _ClassicTables:
 
 def classic_moves(state: State) -> list[int]:
     """The legal moves of the player to move under CLASSIC rules without repetition bans,
-    from the evaluator's tables (equal to :func:`jungle_core.legal_actions` there).
+    ascending: :func:`jungle_core.lowlevel.classic_actions` (equal to
+    :func:`jungle_core.legal_actions` there, without its one-entry cache).
 
     >>> from jungle_core import CLASSIC, new_game, legal_actions
     >>> sorted(classic_moves(new_game(CLASSIC))) == list(legal_actions(new_game(CLASSIC)))
