@@ -222,9 +222,10 @@ class ClassicEvaluator:
 
 
 def classic_outcome(state: State, *, check_moves: bool = True) -> Outcome | None:
-    """:func:`jungle_core.outcome` for CLASSIC rules without repetition bans, from the
-    core's rules with this module's move generator. With ``check_moves=False`` the last
-    rule (the player to move has no legal move) is left to the caller.
+    """:func:`jungle_core.outcome` for CLASSIC rules without repetition bans, uncached:
+    the core's :func:`~jungle_core.lowlevel.settled_outcome`, then
+    :func:`~jungle_core.lowlevel.stuck_outcome` when the mover has no move. With
+    ``check_moves=False`` that last rule is left to the caller.
 
     >>> from jungle_core import CLASSIC, new_game
     >>> classic_outcome(new_game(CLASSIC)) is None
