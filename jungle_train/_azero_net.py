@@ -42,7 +42,7 @@ import numpy as np
 from jungle_agents import ClassicEvaluator
 from jungle_core import Rules
 from jungle_core.jax_env import JaxEnv, JaxState
-from jungle_core.lowlevel import EMPTY, NUM_CODES, BattleResult, classic_moves, tables
+from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
 from jungle_train._board import potential, present
 from jungle_train._endgame_leaves import exact_value
 from jungle_train._learned import coordinate_planes, square_distances
@@ -490,7 +490,7 @@ enemy den: +0.075 far from it, more within five steps of it, where den attack co
 def classic_targets(rules: Rules) -> np.ndarray[Any, np.dtype[np.int32]]:
     """``int32[NUM_CODES, N, 4]``: the square each piece reaches from each square in each
     direction on an otherwise empty board (a Lion's or Tiger's jump lands beyond the
-    river), asked of the core's CLASSIC move generator; the square itself where the
+    river), read from the core's ``tables(rules).classic_candidates``; the square itself where the
     piece cannot move that way. Legality (a Rat in the water blocking a jump, the
     capture rules, the own den) is left to the legal-action mask.
 
@@ -503,11 +503,8 @@ def classic_targets(rules: Rules) -> np.ndarray[Any, np.dtype[np.int32]]:
     target = np.tile(np.arange(n, dtype=np.int32)[None, :, None], (NUM_CODES, 1, 4))
     t = tables(rules)
     for code in range(1, 17):
-        owner = (code - 1) >> 3
         for sq in range(n):
-            alone = [EMPTY] * n
-            alone[sq] = code
-            for action, _, to in classic_moves(tuple(alone), owner, t):
+            for action, to, _, _ in t.classic_candidates[code][sq]:
                 target[code, sq, (action - n) % 4] = to
     return target
 

@@ -165,7 +165,8 @@ class Config(RoundSchedule):
     """DARK: the order in which the search visits a chance node's equally likely outcomes:
     ``"index"`` (mctx's rule, ties to the lowest piece identity) or ``"shuffled"`` (a
     random order per node; :attr:`jungle_train._azero_search.SearchConfig.chance_order`),
-    in self-play and in the trainer's evaluation games."""
+    in self-play (a teacher's too). The playing agent, and so the trainer's evaluation
+    games, take their own ``chance_order`` parameter."""
     channels: int = 32
     """Channels of the network's convolutions."""
     conv_layers: int = 3
