@@ -80,6 +80,7 @@ from jungle_train._azero_net import Evaluation
 __all__ = [
     "CHANCE_JITTER",
     "COMPILER_OPTIONS",
+    "DARK_SLOTS",
     "Afterstate",
     "DecisionNode",
     "Evaluator",
@@ -90,6 +91,7 @@ __all__ = [
     "one_game_at_a_time",
     "pack_state",
     "search_key",
+    "slot_actions",
     "step_result",
     "unpack_state",
     "zero_evaluator",
@@ -97,6 +99,13 @@ __all__ = [
 
 NUM_OUTCOMES = 16
 """Chance outcomes of a DARK action: the piece ``owner * 8 + rank - 1`` turned face up."""
+
+DARK_SLOTS = 40
+"""The most legal actions a DARK position has: each face-down piece one reveal, each of
+the mover's face-up pieces at most four moves, so with ``h`` face down and ``u`` of the
+mover's eight face up, ``h + 4u <= (16 - u) + 4u <= 16 + 3 * 8 = 40`` (reached with
+eight face down and the mover's eight face up in the open). The width of the tree's
+action axis under :attr:`SearchConfig.slots`, against the 280 actions of the rules."""
 
 _MIN_LOGIT = float(np.finfo(np.float32).min)
 
@@ -158,6 +167,15 @@ class SearchConfig:
     the expansion's key), so the first ``k`` outcomes searched are a random sample of
     the possible ones and the visit counts stay within one of the probabilities."""
 
+    slots: bool = False
+    """DARK: the tree's action axis holds each node's legal actions, ascending, in
+    :data:`DARK_SLOTS` slots (an unused slot is an illegal action), instead of all 280
+    actions of the rules. The same search (the slots keep the actions' order, so mctx's
+    ties still go to the lowest action), on rows of 56 entries (40 slots and the 16
+    chance outcomes) instead of 296: mctx reads and writes these rows at every level
+    of every simulation, and they are most of a one-game search's time on a CPU. The
+    output's ``action`` and ``action_weights`` are the rules' actions either way;
+    ``search_tree`` is in slots (:func:`slot_actions` of the root maps them back)."""
     compact: bool = True
     """Store the tree's positions as :class:`PackedState` (and, with
     ``afterstate="parent"``, one value a node): the same search, in less time on a CPU.
@@ -252,7 +270,7 @@ def unpack_state(packed: PackedState, num_actions: int) -> JaxState:
 
 @functools.partial(
     jax.tree_util.register_dataclass,
-    data_fields=["state", "afterstate_values"],
+    data_fields=["state", "afterstate_values", "slots"],
     meta_fields=[],
 )
 @dataclasses.dataclass(frozen=True)
@@ -265,7 +283,11 @@ class DecisionNode:
     """``float32[..., A]``: the value of each action's afterstate for the player to move
     (already -1 for illegal actions and 0 in a finished game); with
     ``afterstate="parent"`` (and ``compact``), where every legal action's is the
-    position's own value, ``float32[..., 1]``: that value (0 in a finished game)."""
+    position's own value, ``float32[..., 1]``: that value (0 in a finished game). With
+    :attr:`SearchConfig.slots`, ``float32[..., DARK_SLOTS]``, one a slot."""
+    slots: jax.Array
+    """``int32[..., DARK_SLOTS]``: with :attr:`SearchConfig.slots`, the action each slot
+    stands for (:func:`slot_actions`); ``int32[..., 0]`` without."""
 
 
 @functools.partial(
@@ -327,6 +349,32 @@ def step_result(before: JaxState, after: JaxState) -> tuple[jax.Array, jax.Array
     return reward, discount
 
 
+def slot_actions(legal: jax.Array, slots: int) -> jax.Array:
+    """``int32[B, slots]``: the legal actions of each row of ``legal`` (``bool[B, A]``),
+    ascending, then ``A`` (an illegal action: the JAX core plays it as a forfeit) in the
+    slots left over. More legal actions than ``slots`` would be cut off; DARK never has
+    more than :data:`DARK_SLOTS`.
+
+    >>> import jax.numpy as jnp
+    >>> slot_actions(jnp.array([[False, True, False, True]]), 3).tolist()
+    [[1, 3, 4]]
+    """
+    num_actions = legal.shape[-1]
+    index = jnp.arange(num_actions, dtype=jnp.int32)
+    # each legal action's rank among the legal ones, the others past the end
+    rank = jnp.where(legal, jnp.cumsum(legal, axis=-1, dtype=jnp.int32) - 1, slots)
+    rows = jnp.arange(legal.shape[0])[:, None]
+    found = jnp.full((legal.shape[0], slots), num_actions, jnp.int32)
+    return found.at[rows, rank].set(jnp.broadcast_to(index, legal.shape), mode="drop")
+
+
+def _gather(values: jax.Array, slots: jax.Array, fill: float) -> jax.Array:
+    """``values[b, slots[b, k]]`` (``float32[B, K]``), ``fill`` where the slot is unused."""
+    num_actions = values.shape[-1]
+    taken = jnp.take_along_axis(values, jnp.minimum(slots, num_actions - 1), axis=-1)
+    return jnp.where(slots < num_actions, taken, fill)
+
+
 class _Model:
     """The recurrent functions of one rule set and evaluator."""
 
@@ -340,6 +388,9 @@ class _Model:
         self.one_value = self.parent_afterstate and self.compact
         self.num_actions = env.num_actions
         self.shuffle_chance = config.chance_order == "shuffled"
+        self.slots = DARK_SLOTS if config.slots and env.rules.variant == "dark" else 0
+        # the width of a decision node's action axis in the tree
+        self.width = self.slots or self.num_actions
 
     def pack(self, states: JaxState) -> Any:
         """A position as the tree stores it (:class:`PackedState`, or as it is)."""
@@ -360,10 +411,17 @@ class _Model:
         logits = _masked_logits(
             ev.logits.astype(jnp.float32), states.legal_action_mask, self.prior_mix
         )
+        slots = jnp.zeros((value.shape[0], 0), jnp.int32)
+        if self.slots:
+            slots = slot_actions(states.legal_action_mask, self.slots)
+            logits = _gather(logits, slots, _MIN_LOGIT)
+            after = _gather(after, slots, -1.0)
+            after = jnp.where(done, 0.0, after)
         # "parent": every legal action's afterstate value is the position's own, so the
         # node keeps that one number (the decision function masks illegal actions)
         stored = value[:, None] if self.one_value else after
-        return Evaluation(logits, value, after), DecisionNode(self.pack(states), stored)
+        node = DecisionNode(self.pack(states), stored, slots)
+        return Evaluation(logits, value, after), node
 
     def root(self, params: Any, states: JaxState) -> mctx.RootFnOutput:
         ev, node = self.node(params, states)
@@ -373,8 +431,10 @@ class _Model:
         self, params: Any, key: jax.Array, action: jax.Array, node: DecisionNode
     ) -> tuple[mctx.DecisionRecurrentFnOutput, Afterstate]:
         del params
-        # at a chance node's expansion mctx passes A + outcome here: clip (output unused)
-        a = jnp.clip(action, 0, self.num_actions - 1).astype(jnp.int32)
+        # at a chance node's expansion mctx passes width + outcome here: clip (output
+        # unused); a slot stands for the action it holds (an unused one for A, illegal)
+        slot = jnp.clip(action, 0, self.width - 1).astype(jnp.int32)
+        a = jnp.take_along_axis(node.slots, slot[:, None], axis=1)[:, 0] if self.slots else slot
         states = self.unpack(node.state)
         probs = jax.vmap(self.env.chance_probs)(states, a)
         chance_logits = jnp.where(probs > 0, jnp.log(jnp.maximum(probs, 1e-30)), _MIN_LOGIT)
@@ -383,11 +443,13 @@ class _Model:
             chance_logits = jnp.where(probs > 0, chance_logits + jitter, chance_logits)
         if self.one_value:
             done = states.terminated | states.truncated
-            legal = jnp.take_along_axis(states.legal_action_mask, a[:, None], axis=1)[:, 0]
+            inside = jnp.minimum(a, self.num_actions - 1)[:, None]
+            legal = jnp.take_along_axis(states.legal_action_mask, inside, axis=1)[:, 0]
+            legal = legal & (a < self.num_actions)
             own = node.afterstate_values[:, 0]
             value = jnp.where(done, 0.0, jnp.where(legal, own, -1.0))
         else:
-            value = jnp.take_along_axis(node.afterstate_values, a[:, None], axis=1)[:, 0]
+            value = jnp.take_along_axis(node.afterstate_values, slot[:, None], axis=1)[:, 0]
         out = mctx.DecisionRecurrentFnOutput(chance_logits=chance_logits, afterstate_value=value)
         return out, Afterstate(node.state, a)
 
@@ -413,14 +475,15 @@ class _Model:
         def skip(_: None) -> tuple[mctx.ChanceRecurrentFnOutput, DecisionNode]:
             zeros = jnp.zeros(outcome.shape, jnp.float32)
             out = mctx.ChanceRecurrentFnOutput(
-                action_logits=jnp.zeros((*outcome.shape, self.num_actions), jnp.float32),
+                action_logits=jnp.zeros((*outcome.shape, self.width), jnp.float32),
                 value=zeros,
                 reward=zeros,
                 discount=zeros,
             )
-            width = 1 if self.one_value else self.num_actions
+            width = 1 if self.one_value else self.width
             blank = jnp.zeros((*outcome.shape, width), jnp.float32)
-            return out, DecisionNode(after.state, blank)
+            slots = jnp.zeros((*outcome.shape, self.slots), jnp.int32)
+            return out, DecisionNode(after.state, blank, slots)
 
         out: tuple[mctx.ChanceRecurrentFnOutput, DecisionNode] = jax.lax.cond(
             jnp.any(outcome >= 0), expand, skip, None
@@ -487,20 +550,30 @@ def make_search(
     keyed = search_key if config.rng == "rbg" else (lambda key: key)
 
     def search_dark(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
-        return mctx.stochastic_muzero_policy(
+        root = model.root(params, states)
+        slots = root.embedding.slots
+        out = mctx.stochastic_muzero_policy(
             params=params,
             rng_key=keyed(key),
-            root=model.root(params, states),
+            root=root,
             decision_recurrent_fn=model.decision,
             chance_recurrent_fn=model.chance,
             num_simulations=config.simulations,
-            invalid_actions=~states.legal_action_mask,
+            invalid_actions=slots >= env.num_actions if model.slots else ~states.legal_action_mask,
             max_depth=None if depth is None else 2 * depth,
             dirichlet_fraction=config.dirichlet_fraction,
             dirichlet_alpha=config.dirichlet_alpha,
             pb_c_init=config.pb_c_init,
             temperature=config.temperature,
         )
+        if not model.slots:
+            return out
+        # the slots back to the rules' actions (an unused slot has no visits)
+        rows = jnp.arange(slots.shape[0])[:, None]
+        weights = jnp.zeros((slots.shape[0], env.num_actions), out.action_weights.dtype)
+        weights = weights.at[rows, slots].set(out.action_weights, mode="drop")
+        action = jnp.take_along_axis(slots, out.action[:, None], axis=1)[:, 0]
+        return out.replace(action=action, action_weights=weights)
 
     def search_classic(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
         return mctx.gumbel_muzero_policy(

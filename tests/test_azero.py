@@ -38,9 +38,11 @@ from jungle_train._azero_net import (
     rotation,
 )
 from jungle_train._azero_search import (
+    DARK_SLOTS,
     SearchConfig,
     make_search,
     pack_state,
+    slot_actions,
     step_result,
     unpack_state,
     zero_evaluator,
@@ -57,19 +59,28 @@ def _batch(state: State) -> JaxState:
     return one
 
 
-def _plain_search(state: State, simulations: int, seed: int = 0) -> tuple[str, Any]:
+def _plain_search(
+    state: State, simulations: int, seed: int = 0, slots: bool = False
+) -> tuple[str, Any]:
     """The action (as text) of a uniform-prior, zero-value search of ``state`` with the
-    true rules, and the search tree."""
+    true rules, and the search tree (in slots with ``slots``: see :func:`_index`)."""
     env = make(state.rules)
-    config = SearchConfig(simulations=simulations)
+    config = SearchConfig(simulations=simulations, slots=slots)
     search = jax.jit(make_search(env, zero_evaluator(env.num_actions), config))
     out = search(None, jax.random.key(seed), _batch(state))
     return action_to_str(state, int(out.action[0])), out.search_tree
 
 
+def _index(tree: Any, state: State, action: int) -> int:
+    """Where ``action`` sits on the tree's action axis: itself, or in a tree of slots
+    (``SearchConfig.slots``: the legal actions ascending) its rank among the legal ones."""
+    slotted = tree.num_actions == DARK_SLOTS and state.rules.is_dark
+    return legal_actions(state).index(action) if slotted else action
+
+
 def _root_q(tree: Any, state: State, text: str) -> float:
     q = tree.qvalues(jnp.zeros(1, jnp.int32))[0]
-    return float(q[parse_action(state, text)])
+    return float(q[_index(tree, state, parse_action(state, text))])
 
 
 # --------------------------------------------------------------- decisive positions
@@ -109,10 +120,11 @@ def _dark(picture: str, player: int, face_down: str = "- -") -> State:
     )
 
 
+@pytest.mark.parametrize("slots", [False, True])
 @pytest.mark.parametrize("player", [0, 1])
-def test_dark_search_takes_the_last_piece(player: int) -> None:
+def test_dark_search_takes_the_last_piece(player: int, slots: bool) -> None:
     state = _dark(CAPTURE, player)
-    action, tree = _plain_search(state, 32)
+    action, tree = _plain_search(state, 32, slots=slots)
     assert action == "d4xd5"
     summary = tree.summary()
     assert float(summary.value[0]) > 0.5  # the mover's side: winning
@@ -120,18 +132,91 @@ def test_dark_search_takes_the_last_piece(player: int) -> None:
     assert _root_q(tree, state, "d4xd5") > 0.9
 
 
+@pytest.mark.parametrize("slots", [False, True])
 @pytest.mark.parametrize("player", [0, 1])
-def test_dark_search_takes_the_winning_chance(player: int) -> None:
+def test_dark_search_takes_the_winning_chance(player: int, slots: bool) -> None:
     # face-down: the mover's Rat and the opponent's Cat
     face_down = "R c" if player == 0 else "C r"
     state = _dark(BUMP, player, face_down)
-    action, tree = _plain_search(state, 96)
+    action, tree = _plain_search(state, 96, slots=slots)
     assert action == "d4xd5"
     q = _root_q(tree, state, "d4xd5")
     assert 0.3 < q <= 1.0  # half the outcomes win at once, the others are worth >= 0 here
     visits = np.asarray(tree.summary().visit_counts[0])
-    assert int(np.argmax(visits)) == parse_action(state, "d4xd5")
+    assert int(np.argmax(visits)) == _index(tree, state, parse_action(state, "d4xd5"))
     assert float(tree.summary().value[0]) > 0.0
+
+
+# The most legal actions DARK has: eight face down and the mover's eight face up, each
+# with four moves (onto an empty square or a face-down piece).
+WIDEST = """
+? ? ? ? ? ? ? ?
+. E . L . T . .
+. . . . . . . .
+. P . W . D . .
+. . . . . . . .
+. C . R . . . .
+. . . . . . . .
+"""
+
+
+def test_dark_slots_hold_every_legal_action() -> None:
+    """:data:`DARK_SLOTS` is the most legal actions a DARK position has (reached by
+    :data:`WIDEST`, never passed in random play), and :func:`slot_actions` lists them
+    ascending, then the out-of-range action."""
+    widest = position(WIDEST, DARK, to_move=0, face_down="- rcdwptle")
+    assert len(legal_actions(widest)) == DARK_SLOTS
+    env = make(DARK)
+    rng = np.random.default_rng(3)
+    states = [widest]
+    for game in range(6):
+        state = new_game(seed=game)
+        while outcome(state) is None:
+            assert len(legal_actions(state)) <= DARK_SLOTS
+            if rng.random() < 0.05:
+                states.append(state)
+            actions = legal_actions(state)
+            state = step(state, actions[int(rng.integers(len(actions)))], rng)
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
+    slots = np.asarray(jax.jit(slot_actions, static_argnums=1)(batch.legal_action_mask, DARK_SLOTS))
+    for row, state in zip(slots, states, strict=True):
+        legal = legal_actions(state)
+        assert tuple(row[: len(legal)]) == legal
+        assert (row[len(legal) :] == env.num_actions).all()
+
+
+def test_dark_slots_search_as_the_full_action_space_does() -> None:
+    """The search in slots (``SearchConfig.slots``) chooses what the search over all 280
+    actions chooses, with the same visit weights over the rules' actions, on positions
+    of random play with the shipped DQN's prior (no ties for mctx's noise to break)."""
+    from jungle_train._azero_agent import dqn_functions, load_dqn
+    from jungle_train._azero_net import dqn_prior_evaluation
+    from jungle_train._learned import shipped_checkpoint
+
+    env = make(DARK)
+    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
+    q_network, observe = dqn_functions(env, config)
+    evaluate = functools.partial(
+        dqn_prior_evaluation, env, q_network, observe, config.win_reward, hunting=False
+    )
+    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    states = _random_states(DARK, 90, 11)[5::15]  # from the opening to face-up play
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
+    outs = []
+    for slots in (False, True):
+        search_config = SearchConfig(simulations=48, afterstate="parent", slots=slots)
+        outs.append(
+            jax.jit(make_search(env, evaluate, search_config))(params, jax.random.key(5), batch)
+        )
+    full, slotted = outs
+    np.testing.assert_allclose(full.action_weights, slotted.action_weights, atol=1e-6)
+    assert slotted.search_tree.num_actions == DARK_SLOTS
+    for i, state in enumerate(states):
+        # equally visited actions: mctx's tie-breaking noise is drawn per axis entry
+        weights = np.asarray(slotted.action_weights[i])
+        assert weights[int(slotted.action[i])] == weights.max()
+        assert weights[int(full.action[i])] == weights.max()
+        assert int(slotted.action[i]) in legal_actions(state)
 
 
 def test_dark_search_options_keep_the_capture() -> None:
