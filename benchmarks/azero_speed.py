@@ -1,8 +1,9 @@
 """Speed of the ``azero`` agent's search (DARK, the shipped DQN as its prior), one game
 at a time as the agent plays: the plain tree layout with mctx's default ``threefry``
 key, compiled with XLA's defaults (the reference), against compact nodes, then an
-``rbg`` key, then XLA's copy insertion with region analysis (all three: the agent's
-search, ``COMPILER_OPTIONS``), measured in the same run.
+``rbg`` key, then XLA's copy insertion with region analysis (``COMPILER_OPTIONS``), then
+the tree's action axis in slots of the legal actions (``SearchConfig.slots``; all four:
+the agent's search), measured in the same run.
 
     .venv/bin/python benchmarks/azero_speed.py                  # about 4 minutes
     .venv/bin/python benchmarks/azero_speed.py --simulations 256 --repeats 1   # smoke
@@ -42,7 +43,8 @@ VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("plain nodes, threefry key (reference)", {"compact": False, "rng": "threefry"}, {}),
     ("compact nodes, threefry key", {"compact": True, "rng": "threefry"}, {}),
     ("compact nodes, rbg key", {"compact": True, "rng": "rbg"}, {}),
-    ("compact, rbg, region analysis (the agent's)", {}, COMPILER_OPTIONS),
+    ("compact, rbg, region analysis", {}, COMPILER_OPTIONS),
+    ("... and slots (the agent's)", {"slots": True}, COMPILER_OPTIONS),
 ]
 
 

@@ -427,7 +427,7 @@ class AZeroAgent:
             prior_mix=self._prior_mix,
             afterstate=self._afterstate,
             chance_order=self._chance_order,
-            slots=True,  # DARK: the same search on a narrower tree (CLASSIC ignores it)
+            slots=True,  # the same search on a narrower tree
         )
         search = _searcher(self.rules, self._model, search_config)
         start = self._batch(new_game(self.rules))

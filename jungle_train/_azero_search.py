@@ -79,6 +79,7 @@ from jungle_train._azero_net import Evaluation
 
 __all__ = [
     "CHANCE_JITTER",
+    "CLASSIC_SLOTS",
     "COMPILER_OPTIONS",
     "DARK_SLOTS",
     "Afterstate",
@@ -87,6 +88,7 @@ __all__ = [
     "PackedState",
     "Search",
     "SearchConfig",
+    "in_actions",
     "make_search",
     "one_game_at_a_time",
     "pack_state",
@@ -106,6 +108,11 @@ the mover's face-up pieces at most four moves, so with ``h`` face down and ``u``
 mover's eight face up, ``h + 4u <= (16 - u) + 4u <= 16 + 3 * 8 = 40`` (reached with
 eight face down and the mover's eight face up in the open). The width of the tree's
 action axis under :attr:`SearchConfig.slots`, against the 280 actions of the rules."""
+
+CLASSIC_SLOTS = 32
+"""The most legal actions a CLASSIC position has: at most four moves (a leap is one of
+them) for each of the mover's eight pieces; CLASSIC's tree width under
+:attr:`SearchConfig.slots`, against the 315 actions of the rules."""
 
 _MIN_LOGIT = float(np.finfo(np.float32).min)
 
@@ -168,14 +175,15 @@ class SearchConfig:
     the possible ones and the visit counts stay within one of the probabilities."""
 
     slots: bool = False
-    """DARK: the tree's action axis holds each node's legal actions, ascending, in
-    :data:`DARK_SLOTS` slots (an unused slot is an illegal action), instead of all 280
-    actions of the rules. The same search (the slots keep the actions' order, so mctx's
-    ties still go to the lowest action), on rows of 56 entries (40 slots and the 16
-    chance outcomes) instead of 296: mctx reads and writes these rows at every level
-    of every simulation, and they are most of a one-game search's time on a CPU. The
-    output's ``action`` and ``action_weights`` are the rules' actions either way;
-    ``search_tree`` is in slots (:func:`slot_actions` of the root maps them back)."""
+    """The tree's action axis holds each node's legal actions, ascending, in
+    :data:`DARK_SLOTS` (:data:`CLASSIC_SLOTS`) slots (an unused slot is an illegal
+    action), instead of all 280 (315) actions of the rules. The same search (the slots
+    keep the actions' order, so mctx's ties still go to the lowest action), on rows of
+    56 entries (DARK: 40 slots and the 16 chance outcomes) instead of 296: mctx reads
+    and writes these rows at every level of every simulation, and they are most of a
+    one-game search's time on a CPU. The output's ``action`` and ``action_weights``
+    are the rules' actions either way; ``search_tree`` is in slots (:func:`slot_actions`
+    of the root maps them back)."""
     compact: bool = True
     """Store the tree's positions as :class:`PackedState` (and, with
     ``afterstate="parent"``, one value a node): the same search, in less time on a CPU.
@@ -388,7 +396,8 @@ class _Model:
         self.one_value = self.parent_afterstate and self.compact
         self.num_actions = env.num_actions
         self.shuffle_chance = config.chance_order == "shuffled"
-        self.slots = DARK_SLOTS if config.slots and env.rules.variant == "dark" else 0
+        dark = env.rules.variant == "dark"
+        self.slots = (DARK_SLOTS if dark else CLASSIC_SLOTS) if config.slots else 0
         # the width of a decision node's action axis in the tree
         self.width = self.slots or self.num_actions
 
@@ -491,23 +500,33 @@ class _Model:
         return out
 
     def classic_root(self, params: Any, states: JaxState) -> mctx.RootFnOutput:
-        ev, _ = self.node(params, states)
-        embedding = self.pack(states)
+        ev, node = self.node(params, states)
+        embedding = self.classic_node(node)
         return mctx.RootFnOutput(prior_logits=ev.logits, value=ev.value, embedding=embedding)
 
+    def classic_node(self, node: DecisionNode) -> Any:
+        """What a CLASSIC node keeps: the position, and with slots the slots' actions."""
+        return (node.state, node.slots) if self.slots else node.state
+
     def classic_step(
-        self, params: Any, key: jax.Array, action: jax.Array, packed: PackedState
-    ) -> tuple[mctx.RecurrentFnOutput, PackedState]:
+        self, params: Any, key: jax.Array, action: jax.Array, stored: Any
+    ) -> tuple[mctx.RecurrentFnOutput, Any]:
         del key
+        if self.slots:
+            packed, slots = stored
+            slot = jnp.clip(action, 0, self.slots - 1).astype(jnp.int32)
+            action = jnp.take_along_axis(slots, slot[:, None], axis=1)[:, 0]
+        else:
+            packed = stored
         states = self.unpack(packed)
         zero = jnp.zeros_like(action, jnp.int32)
         after = jax.vmap(self.env.step_outcome)(states, action.astype(jnp.int32), zero)
         reward, discount = step_result(states, after)
-        ev, _ = self.node(params, after)
+        ev, node = self.node(params, after)
         out = mctx.RecurrentFnOutput(
             reward=reward, discount=discount, prior_logits=ev.logits, value=ev.value
         )
-        return out, self.pack(after)
+        return out, self.classic_node(node)
 
 
 def search_key(key: jax.Array) -> jax.Array:
@@ -566,33 +585,45 @@ def make_search(
             pb_c_init=config.pb_c_init,
             temperature=config.temperature,
         )
-        if not model.slots:
-            return out
-        # the slots back to the rules' actions (an unused slot has no visits)
-        rows = jnp.arange(slots.shape[0])[:, None]
-        weights = jnp.zeros((slots.shape[0], env.num_actions), out.action_weights.dtype)
-        weights = weights.at[rows, slots].set(out.action_weights, mode="drop")
-        action = jnp.take_along_axis(slots, out.action[:, None], axis=1)[:, 0]
-        return out.replace(action=action, action_weights=weights)
+        return in_actions(out, slots, env.num_actions) if model.slots else out
 
     def search_classic(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
-        return mctx.gumbel_muzero_policy(
+        root = model.classic_root(params, states)
+        slots = root.embedding[1] if model.slots else None
+        out = mctx.gumbel_muzero_policy(
             params=params,
             rng_key=keyed(key),
-            root=model.classic_root(params, states),
+            root=root,
             recurrent_fn=model.classic_step,
             num_simulations=config.simulations,
-            invalid_actions=~states.legal_action_mask,
+            invalid_actions=~states.legal_action_mask
+            if slots is None
+            else slots >= env.num_actions,
             max_depth=depth,
             gumbel_scale=config.gumbel_scale,
-            max_num_considered_actions=config.max_considered,
+            max_num_considered_actions=min(config.max_considered, model.width),
         )
+        return out if slots is None else in_actions(out, slots, env.num_actions)
 
     search = search_dark if env.rules.variant == "dark" else search_classic
     sequential = config.batching == "sequential" or (
         config.batching == "auto" and jax.default_backend() == "cpu"
     )
     return one_game_at_a_time(search) if sequential else search
+
+
+def in_actions(
+    out: mctx.PolicyOutput[Any], slots: jax.Array, num_actions: int
+) -> mctx.PolicyOutput[Any]:
+    """A search's output over slots (``action`` a slot, ``action_weights`` ``[B, K]``)
+    as the rules' actions: ``action`` the action its slot stands for, ``action_weights``
+    ``float32[B, num_actions]`` (an unused slot has no weight); ``search_tree`` as it is.
+    """
+    rows = jnp.arange(slots.shape[0])[:, None]
+    weights = jnp.zeros((slots.shape[0], num_actions), out.action_weights.dtype)
+    weights = weights.at[rows, slots].set(out.action_weights, mode="drop")
+    action = jnp.take_along_axis(slots, out.action[:, None], axis=1)[:, 0]
+    return out.replace(action=action, action_weights=weights)
 
 
 Search = Callable[[Any, jax.Array, JaxState], mctx.PolicyOutput[Any]]

@@ -38,6 +38,7 @@ from jungle_train._azero_net import (
     rotation,
 )
 from jungle_train._azero_search import (
+    CLASSIC_SLOTS,
     DARK_SLOTS,
     SearchConfig,
     make_search,
@@ -74,7 +75,7 @@ def _plain_search(
 def _index(tree: Any, state: State, action: int) -> int:
     """Where ``action`` sits on the tree's action axis: itself, or in a tree of slots
     (``SearchConfig.slots``: the legal actions ascending) its rank among the legal ones."""
-    slotted = tree.num_actions == DARK_SLOTS and state.rules.is_dark
+    slotted = tree.num_actions == (DARK_SLOTS if state.rules.is_dark else CLASSIC_SLOTS)
     return legal_actions(state).index(action) if slotted else action
 
 
@@ -219,6 +220,34 @@ def test_dark_slots_search_as_the_full_action_space_does() -> None:
         assert int(slotted.action[i]) in legal_actions(state)
 
 
+def test_classic_slots_search_as_the_full_action_space_does() -> None:
+    """CLASSIC's Gumbel search in slots chooses what the search over all 315 actions
+    chooses, with the same improved policy over the rules' actions (the hand-made prior:
+    no Gumbel noise in play), on positions of random play; no position has more legal
+    actions than :data:`CLASSIC_SLOTS`."""
+    from jungle_train._azero_net import classic_piece_squares, classic_targets, hand_evaluation
+
+    env = make(CLASSIC)
+    evaluate = functools.partial(hand_evaluation, env)
+    params = (
+        jnp.asarray(classic_piece_squares(CLASSIC), jnp.float32),
+        jnp.asarray(classic_targets(CLASSIC)),
+    )
+    states = _random_states(CLASSIC, 120, 4)
+    assert max(len(legal_actions(s)) for s in states) <= CLASSIC_SLOTS
+    states = states[10::20]
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
+    outs = []
+    for slots in (False, True):
+        search_config = SearchConfig(simulations=64, max_considered=315, slots=slots)
+        search = jax.jit(make_search(env, evaluate, search_config))
+        outs.append(search(params, jax.random.key(2), batch))
+    full, slotted = outs
+    np.testing.assert_array_equal(full.action, slotted.action)
+    np.testing.assert_allclose(full.action_weights, slotted.action_weights, atol=1e-5)
+    assert slotted.search_tree.num_actions == CLASSIC_SLOTS
+
+
 def test_dark_search_options_keep_the_capture() -> None:
     """A chance node valued by its parent, and a prior mixed with the uniform one, do
     not hide a winning capture."""
@@ -263,12 +292,13 @@ l . . * . . .
 """
 
 
+@pytest.mark.parametrize("slots", [False, True])
 @pytest.mark.parametrize(
     ("picture", "player", "move"), [(DEN_P0, 0, "d8-d9"), (DEN_P1, 1, "d2-d1")]
 )
-def test_classic_search_enters_the_den(picture: str, player: int, move: str) -> None:
+def test_classic_search_enters_the_den(picture: str, player: int, move: str, slots: bool) -> None:
     state = _classic(picture, player)
-    action, tree = _plain_search(state, 32)
+    action, tree = _plain_search(state, 32, slots=slots)
     assert action == move
     assert _root_q(tree, state, move) == pytest.approx(1.0)
 
@@ -300,23 +330,25 @@ R . . . . . .
 """
 
 
+@pytest.mark.parametrize("slots", [False, True])
 @pytest.mark.parametrize(
     ("picture", "player", "move"), [(DEFEND_P0, 0, "c2xd2"), (DEFEND_P1, 1, "e8xd8")]
 )
-def test_classic_search_sees_the_reply(picture: str, player: int, move: str) -> None:
+def test_classic_search_sees_the_reply(picture: str, player: int, move: str, slots: bool) -> None:
     """Two plies deep: every move but the capture loses to the opponent's den entry,
     which the search sees only through the discount's sign flip. (Sequential halving
     needs a few visits per root action before the reply is found: with a uniform prior
     the interior selection tries actions in index order, and player 0's den entry has
     a high index here.)"""
     state = _classic(picture, player)
-    action, tree = _plain_search(state, 256)
+    action, tree = _plain_search(state, 256, slots=slots)
     assert action == move
     q = tree.qvalues(jnp.zeros(1, jnp.int32))[0]
     visits = tree.summary().visit_counts[0]
     for a in legal_actions(state):
-        if action_to_str(state, a) != move and int(visits[a]) > 1:
-            assert float(q[a]) < 0  # the opponent's win, seen from the mover's side
+        k = _index(tree, state, a)
+        if action_to_str(state, a) != move and int(visits[k]) > 1:
+            assert float(q[k]) < 0  # the opponent's win, seen from the mover's side
 
 
 # ------------------------------------------------------------------- model pieces
