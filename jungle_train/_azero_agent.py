@@ -265,7 +265,7 @@ class AZeroAgent:
         self,
         rules: Rules,
         path: str = "",
-        simulations: int = 256,
+        simulations: int = 2048,
         time: float = 0.0,
         heuristic: float = -1.0,
         prior_mix: float = -1.0,
