@@ -23,7 +23,6 @@ own key), and the ratio of the reference's median to it.
 from __future__ import annotations
 
 import argparse
-import functools
 import statistics
 import time
 from typing import Any
@@ -33,10 +32,8 @@ import jax.numpy as jnp
 
 from jungle_core import DARK, State
 from jungle_core.jax_env import JaxState, make
-from jungle_train._azero_agent import _calibration_position, dqn_functions, load_dqn
-from jungle_train._azero_net import dqn_prior_evaluation
+from jungle_train._azero_agent import _calibration_position, dqn_guide
 from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search
-from jungle_train._learned import shipped_checkpoint
 
 VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     # (label, SearchConfig fields, jit compiler options)
@@ -63,12 +60,7 @@ def main() -> None:
     args = parser.parse_args()
 
     env = make(DARK)
-    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
-    q_network, observe = dqn_functions(env, config)
-    evaluate = functools.partial(
-        dqn_prior_evaluation, env, q_network, observe, config.win_reward, hunting=False
-    )
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    evaluate, params = dqn_guide(env)
     if args.batch:
         batch_speed(env, evaluate, params, args)
         return

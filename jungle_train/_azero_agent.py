@@ -109,6 +109,7 @@ __all__ = [
     "build_network",
     "default_prior",
     "dqn_functions",
+    "dqn_guide",
     "load_dqn",
     "shipped_azero",
 ]
@@ -177,6 +178,26 @@ def dqn_functions(
         return jnp.asarray(network.apply({"params": params}, obs))
 
     return q_network, functools.partial(observe, env, config)
+
+
+def dqn_guide(env: JaxEnv, source: str = "") -> tuple[Callable[..., Any], Any]:
+    """``(evaluate, params)``: a DQN checkpoint (``source``; the shipped ``dqn.npz``
+    without one) as the search's evaluator, with the agent's default knobs (``tau`` 1,
+    the hand-made leaf value alone, no hunt): what ``make_agent("azero", DARK)``
+    searches with, for benchmarks and tests that call :func:`make_search` themselves.
+
+    >>> from jungle_core.jax_env import make
+    >>> evaluate, params = dqn_guide(make())
+    >>> len(params)
+    4
+    """
+    config, q_params, _ = load_dqn(source or shipped_checkpoint("dqn"))
+    q_network, observe_one = dqn_functions(env, config)
+    evaluate = functools.partial(
+        dqn_prior_evaluation, env, q_network, observe_one, config.win_reward, hunting=False
+    )
+    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    return evaluate, params
 
 
 def shipped_azero(rules: Rules) -> str:

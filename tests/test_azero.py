@@ -190,17 +190,10 @@ def test_dark_slots_search_as_the_full_action_space_does() -> None:
     """The search in slots (``SearchConfig.slots``) chooses what the search over all 280
     actions chooses, with the same visit weights over the rules' actions, on positions
     of random play with the shipped DQN's prior (no ties for mctx's noise to break)."""
-    from jungle_train._azero_agent import dqn_functions, load_dqn
-    from jungle_train._azero_net import dqn_prior_evaluation
-    from jungle_train._learned import shipped_checkpoint
+    from jungle_train._azero_agent import dqn_guide
 
     env = make(DARK)
-    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
-    q_network, observe = dqn_functions(env, config)
-    evaluate = functools.partial(
-        dqn_prior_evaluation, env, q_network, observe, config.win_reward, hunting=False
-    )
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    evaluate, params = dqn_guide(env)
     states = _random_states(DARK, 90, 11)[5::15]  # from the opening to face-up play
     batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
     outs = []
