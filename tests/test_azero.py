@@ -187,9 +187,10 @@ def test_dark_slots_hold_every_legal_action() -> None:
 
 
 def test_dark_slots_search_as_the_full_action_space_does() -> None:
-    """The search in slots (``SearchConfig.slots``) chooses what the search over all 280
-    actions chooses, with the same visit weights over the rules' actions, on positions
-    of random play with the shipped DQN's prior (no ties for mctx's noise to break)."""
+    """The search in slots (``SearchConfig.slots``) gives the same visit weights over the
+    rules' actions as the search over all 280 actions, on positions of random play with
+    the shipped DQN's prior, and both choose a most visited action (where two are
+    equally visited, mctx's tie-break noise, drawn per axis entry, may pick either)."""
     from jungle_train._azero_agent import dqn_guide
 
     env = make(DARK)
