@@ -59,7 +59,7 @@ than that on a CPU, for one game at a time, and are kept small here:
   cheaper than ``threefry`` on a CPU.
 - mctx reads and writes rows of ``num_actions`` (DARK: plus 16 chance outcomes) entries
   at every level of every simulation; with :attr:`SearchConfig.slots` (what the agent
-  plays) a node's action axis holds only its legal actions, at most
+  plays and self-play searches) a node's action axis holds only its legal actions, at most
   :data:`DARK_SLOTS` or :data:`CLASSIC_SLOTS` of them, 2.5–2.8 times faster.
 
 ``benchmarks/azero_speed.py`` measures the three against the plain search (README:
@@ -93,6 +93,7 @@ __all__ = [
     "Search",
     "SearchConfig",
     "in_actions",
+    "in_actions_values",
     "make_search",
     "one_game_at_a_time",
     "pack_state",
@@ -186,8 +187,11 @@ class SearchConfig:
     56 entries (DARK: 40 slots and the 16 chance outcomes) instead of 296: mctx reads
     and writes these rows at every level of every simulation, and they are most of a
     one-game search's time on a CPU. The output's ``action`` and ``action_weights``
-    are the rules' actions either way; ``search_tree`` is in slots (:func:`slot_actions`
-    of the root maps them back)."""
+    are the rules' actions either way; ``search_tree`` is in slots (the root's
+    ``DecisionNode.slots`` maps them back, as the trainer's completed-Q target does:
+    :func:`jungle_train.azero.completed_q_policy`). With Dirichlet noise at the root
+    (self-play), the noise is drawn over the slots, not over all actions: more of its
+    mass falls on the legal actions, so that search is not the same as the full one."""
     compact: bool = True
     """Store the tree's positions as :class:`PackedState` (and, with
     ``afterstate="parent"``, one value a node): the same search, in less time on a CPU.
@@ -624,11 +628,23 @@ def in_actions(
     as the rules' actions: ``action`` the action its slot stands for, ``action_weights``
     ``float32[B, num_actions]`` (an unused slot has no weight); ``search_tree`` as it is.
     """
-    rows = jnp.arange(slots.shape[0])[:, None]
-    weights = jnp.zeros((slots.shape[0], num_actions), out.action_weights.dtype)
-    weights = weights.at[rows, slots].set(out.action_weights, mode="drop")
+    weights = in_actions_values(out.action_weights, slots, num_actions)
     action = jnp.take_along_axis(slots, out.action[:, None], axis=1)[:, 0]
     return out.replace(action=action, action_weights=weights)
+
+
+def in_actions_values(values: jax.Array, slots: jax.Array, num_actions: int) -> jax.Array:
+    """``float[B, num_actions]``: per-slot ``values`` (``float[B, K]``) placed at the
+    actions ``slots`` (``int32[B, K]``) stand for, 0 elsewhere (an unused slot's value
+    is dropped).
+
+    >>> values = jnp.array([[0.5, 0.25, 9.0]])
+    >>> in_actions_values(values, jnp.array([[1, 3, 4]], jnp.int32), 4).tolist()
+    [[0.0, 0.5, 0.0, 0.25]]
+    """
+    rows = jnp.arange(slots.shape[0])[:, None]
+    placed = jnp.zeros((slots.shape[0], num_actions), values.dtype)
+    return placed.at[rows, slots].set(values, mode="drop")
 
 
 Search = Callable[[Any, jax.Array, JaxState], mctx.PolicyOutput[Any]]

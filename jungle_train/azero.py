@@ -87,7 +87,13 @@ from jungle_train._azero_net import (
     network_evaluation,
     planes_shape,
 )
-from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search, step_result
+from jungle_train._azero_search import (
+    COMPILER_OPTIONS,
+    SearchConfig,
+    in_actions_values,
+    make_search,
+    step_result,
+)
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._config import RoundSchedule, config_to_json
 from jungle_train._learned import shipped_checkpoint
@@ -103,6 +109,7 @@ __all__ = [
     "AZeroTrainer",
     "Config",
     "RunnerState",
+    "completed_q_policy",
     "make_train",
     "value_targets",
 ]
@@ -161,6 +168,15 @@ class Config(RoundSchedule):
     same way either way, only the random draws differ. On this CPU, sequential made the
     :data:`CPU_CONFIG` run 1.7× faster (415 against 243 decisions a second) and the
     :data:`TEACHER_CPU_CONFIG` one 3.3× (208 against 64)."""
+    slots: bool = True
+    """Search in slots (:attr:`jungle_train._azero_search.SearchConfig.slots`): each
+    node's action axis holds its legal actions (at most 40 in DARK, 32 in CLASSIC)
+    instead of all 280 (315) actions. The same search, cheaper on a CPU; the policy
+    targets are mapped back to the rules' actions. One difference in self-play: DARK's
+    root Dirichlet noise is drawn over the 40 slots, not the 280 actions, so more of
+    its mass falls on the legal actions (AlphaZero draws it over the legal moves
+    alone). Runs before this field existed searched the full action axis
+    (``slots=False``)."""
     chance_order: str = "index"
     """DARK: the order in which the search visits a chance node's equally likely outcomes:
     ``"index"`` (mctx's rule, ties to the lowest piece identity) or ``"shuffled"`` (a
@@ -266,6 +282,7 @@ class Config(RoundSchedule):
             afterstate=self.afterstate,
             batching=self.batching,
             chance_order=self.chance_order,
+            slots=self.slots,
         )
 
 
@@ -401,6 +418,41 @@ def value_targets(reward: jax.Array, discount: jax.Array) -> tuple[jax.Array, ja
 # ------------------------------------------------------------------------- the runner
 
 
+def completed_q_policy(
+    tree: mctx.Tree, logits: jax.Array, legal: jax.Array, *, rescale: bool
+) -> jax.Array:
+    """``float32[B, A]``: Gumbel MuZero's improved policy at the root of a DARK search,
+    ``softmax(logits + σ(completed Q))`` over the legal actions (``bool[B, A]``), from
+    the network's prior ``logits`` (``float32[B, A]``) and the Q-values of ``tree``
+    (mctx's ``qtransform_completed_by_mix_value``: unvisited actions take the mixed
+    value; ``rescale``: Q rescaled to [0, 1] per position). A tree searched in slots
+    (:attr:`jungle_train._azero_search.SearchConfig.slots`) has its Q-values mapped back
+    through the root's slots, so the policy is over the rules' actions either way.
+
+    >>> import jax, jax.numpy as jnp
+    >>> from jungle_core import DARK
+    >>> from jungle_core.jax_env import make
+    >>> from jungle_train._azero_search import SearchConfig, make_search, zero_evaluator
+    >>> env = make(DARK)
+    >>> games = jax.tree.map(lambda x: x[None], env.init(jax.random.key(0)))
+    >>> search = make_search(env, zero_evaluator(280), SearchConfig(simulations=8, slots=True))
+    >>> out = search(None, jax.random.key(1), games)
+    >>> policy = completed_q_policy(
+    ...     out.search_tree, jnp.zeros((1, 280)), games.legal_action_mask, rescale=True)
+    >>> illegal = policy[~games.legal_action_mask]
+    >>> policy.shape, round(float(policy.sum()), 4), bool((illegal == 0).all())
+    ((1, 280), 1.0, True)
+    """
+    complete = functools.partial(mctx.qtransform_completed_by_mix_value, rescale_values=rescale)
+    completed = jax.vmap(complete, in_axes=(0, None))(tree, tree.ROOT_INDEX)
+    num_actions = legal.shape[-1]
+    if tree.num_actions != num_actions:  # in slots: [B, K] -> [B, A]
+        root_slots = tree.embeddings.state_embedding.slots[:, tree.ROOT_INDEX]
+        completed = in_actions_values(completed, root_slots, num_actions)
+    policy: jax.Array = jax.nn.softmax(jnp.where(legal, logits + completed, -1e30), axis=-1)
+    return policy
+
+
 class RunnerState(NamedTuple):
     """Everything a run carries from round to round (one pytree; resumable)."""
 
@@ -497,14 +549,10 @@ class _Parts:
         weights = out.action_weights
         target = weights
         if env.rules.variant == "dark" and config.policy_target == "completed_q":
-            tree = out.search_tree
             prior = network_evaluation(env, self.network, params, games).logits
-            complete = functools.partial(
-                mctx.qtransform_completed_by_mix_value, rescale_values=config.rescale_q
+            target = completed_q_policy(
+                out.search_tree, prior, games.legal_action_mask, rescale=config.rescale_q
             )
-            completed = jax.vmap(complete, in_axes=(0, None))(tree, tree.ROOT_INDEX)
-            legal = games.legal_action_mask
-            target = jax.nn.softmax(jnp.where(legal, prior + completed, -1e30), axis=-1)
         if env.rules.variant == "dark":
             drawn = jax.random.categorical(
                 k_pick, jnp.log(jnp.maximum(weights, 1e-30)) + jnp.where(weights > 0, 0.0, -1e30)

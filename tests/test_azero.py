@@ -190,7 +190,8 @@ def test_dark_slots_search_as_the_full_action_space_does() -> None:
     """The search in slots (``SearchConfig.slots``) gives the same visit weights over the
     rules' actions as the search over all 280 actions, on positions of random play with
     the shipped DQN's prior, and both choose a most visited action (where two are
-    equally visited, mctx's tie-break noise, drawn per axis entry, may pick either)."""
+    equally visited, mctx's tie-break noise, drawn per axis entry, may pick either); the
+    trainer's completed-Q policy target is the same from either tree."""
     from jungle_train._azero_agent import dqn_guide
 
     env = make(DARK)
@@ -206,6 +207,16 @@ def test_dark_slots_search_as_the_full_action_space_does() -> None:
     full, slotted = outs
     np.testing.assert_allclose(full.action_weights, slotted.action_weights, atol=1e-6)
     assert slotted.search_tree.num_actions == DARK_SLOTS
+    # the trainer's completed-Q target, read through the root's slots, is the same policy
+    logits = evaluate(params, batch).logits
+    for rescale in (False, True):
+        legal = batch.legal_action_mask
+        targets = [
+            azero.completed_q_policy(out.search_tree, logits, legal, rescale=rescale)
+            for out in (full, slotted)
+        ]
+        np.testing.assert_allclose(targets[0], targets[1], atol=1e-5)
+        assert not np.asarray(targets[1])[~np.asarray(legal)].any()
     for i, state in enumerate(states):
         # equally visited actions: mctx's tie-breaking noise is drawn per axis entry
         weights = np.asarray(slotted.action_weights[i])
