@@ -9,6 +9,12 @@ the agent's search), measured in the same run.
     .venv/bin/python benchmarks/azero_speed.py --simulations 256 --repeats 1   # smoke
     .venv/bin/python benchmarks/azero_speed.py --batch 8 --simulations 24,256  # self-play
 
+With ``--train cpu,teacher-cpu,classic-cpu``: the AlphaZero trainer's self-play rounds
+(search, play, updates; ``jungle_train.azero.AZeroTrainer``) with the full action axis
+(the reference) against slots (``azero.Config.slots``), decisions a second over
+``--rounds`` rounds after a compiling one, the two alternated ``--repeats`` times in one
+process (about 5 minutes a config at ``--repeats 2 --rounds 2``).
+
 With ``--batch B``: a batch of ``B`` games (the positions after 20 to 120 random plies)
 searched at once, as self-play does, vectorized (one mctx search over the batch) against
 sequential (``lax.map`` over the games; ``SearchConfig.batching``), with the agent's
@@ -23,6 +29,7 @@ own key), and the ratio of the reference's median to it.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import time
 from typing import Any
@@ -57,7 +64,13 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch", type=int, default=0, help="games searched at once")
+    parser.add_argument("--train", default="", help="azero training configs to time")
+    parser.add_argument("--rounds", type=int, default=2, help="--train: rounds timed")
     args = parser.parse_args()
+    if args.train:
+        for name in args.train.split(","):
+            train_speed(name, args.repeats, args.rounds)
+        return
 
     env = make(DARK)
     evaluate, params = dqn_guide(env)
@@ -96,6 +109,35 @@ def main() -> None:
                 f"(min {low:.3f}, max {high:.3f})  x{reference / median:.2f}",
                 flush=True,
             )
+
+
+def train_speed(name: str, repeats: int, rounds: int) -> None:
+    """Self-play decisions a second of the azero config ``name``, full action axis
+    against slots (see the docstring)."""
+    from jungle_train import azero
+
+    measured: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(repeats):
+        for slots in (False, True):
+            config = dataclasses.replace(azero.CONFIGS[name], slots=slots)
+            trainer = azero.AZeroTrainer(config)
+            state = trainer.init(0)
+            state, _ = trainer.advance(state, config.steps_per_round)  # compiles
+            jax.tree.map(lambda leaf: leaf.block_until_ready(), state.params)
+            begin = time.perf_counter()
+            state, _ = trainer.advance(state, rounds * config.steps_per_round)
+            jax.tree.map(lambda leaf: leaf.block_until_ready(), state.params)
+            seconds = time.perf_counter() - begin
+            measured[slots].append(rounds * config.steps_per_round / seconds)
+    reference = statistics.median(measured[False])
+    for slots, rates in measured.items():
+        label = "slots" if slots else "all actions (reference)"
+        rate = statistics.median(rates)
+        print(
+            f"azero --config {name:12s} {label:24s} {rate:7.0f} decisions/s "
+            f"({', '.join(f'{r:.0f}' for r in rates)})  x{rate / reference:.2f}",
+            flush=True,
+        )
 
 
 def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) -> None:
