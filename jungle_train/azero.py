@@ -320,7 +320,9 @@ CPU_CONFIG = Config(
 """The config of the measured CPU run (README): 64 games, 24 simulations, 32 channels
 × 2 layers, the hand-made value mixed into the search from weight 1 down to 0.5, and
 material in the value targets; 253,952 decisions took 22.9 minutes on the shared 2-core
-CPU (~186 a second). Its agent did not beat random (2-37-1), so no checkpoint ships."""
+CPU (~186 a second), searching the full action axis (before :attr:`Config.slots`, which
+about doubles the decisions a second of this config). Its agent did not beat random
+(2-37-1), so no checkpoint ships."""
 
 GPU_CONFIG = Config(
     total_steps=20_000_000,
