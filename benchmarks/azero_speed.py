@@ -13,7 +13,7 @@ With ``--train cpu,teacher-cpu,classic-cpu``: the AlphaZero trainer's self-play 
 (search, play, updates; ``jungle_train.azero.AZeroTrainer``) with the full action axis
 (the reference) against slots (``azero.Config.slots``), decisions a second over
 ``--rounds`` rounds after a compiling one, the two alternated ``--repeats`` times in one
-process (about 5 minutes a config at ``--repeats 2 --rounds 2``).
+process (3–7 minutes a config at ``--repeats 2 --rounds 2`` on this project's CPU).
 
 With ``--batch B``: a batch of ``B`` games (the positions after 20 to 120 random plies)
 searched at once, as self-play does, vectorized (one mctx search over the batch) against

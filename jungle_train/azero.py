@@ -79,10 +79,9 @@ import optax
 
 from jungle_core import Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
-from jungle_train._azero_agent import RULES, AZeroAgent, build_network, dqn_functions, load_dqn
+from jungle_train._azero_agent import RULES, AZeroAgent, build_network, dqn_guide
 from jungle_train._azero_net import (
     blended_evaluation,
-    dqn_prior_evaluation,
     material_balance,
     network_evaluation,
     planes_shape,
@@ -96,7 +95,6 @@ from jungle_train._azero_search import (
 )
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._config import RoundSchedule, config_to_json
-from jungle_train._learned import shipped_checkpoint
 from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
 from jungle_train._sampling import uniform_legal
 
@@ -476,17 +474,8 @@ class _Parts:
         evaluate: Any = functools.partial(blended_evaluation, self.env, self.network)
         self.teacher: Any = None
         if config.teacher:
-            source = shipped_checkpoint("dqn") if config.teacher == "shipped" else config.teacher
-            dqn_config, self.teacher, _ = load_dqn(source)
-            q_network, observe_one = dqn_functions(self.env, dqn_config)
-            evaluate = functools.partial(
-                dqn_prior_evaluation,
-                self.env,
-                q_network,
-                observe_one,
-                dqn_config.win_reward,
-                hunting=False,
-            )
+            source = "" if config.teacher == "shipped" else config.teacher
+            evaluate, (self.teacher, *_) = dqn_guide(self.env, source)
         self.search = make_search(self.env, evaluate, config.search_config(self_play=True))
         self.optimizer = optax.chain(
             optax.clip_by_global_norm(config.grad_clip),

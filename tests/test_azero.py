@@ -209,8 +209,8 @@ def test_dark_slots_search_as_the_full_action_space_does() -> None:
     assert slotted.search_tree.num_actions == DARK_SLOTS
     # the trainer's completed-Q target, read through the root's slots, is the same policy
     logits = evaluate(params, batch).logits
+    legal = batch.legal_action_mask
     for rescale in (False, True):
-        legal = batch.legal_action_mask
         targets = [
             azero.completed_q_policy(out.search_tree, logits, legal, rescale=rescale)
             for out in (full, slotted)

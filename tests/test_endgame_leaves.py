@@ -86,22 +86,16 @@ def test_agent_leaf_values_use_the_tables() -> None:
     value (a Tiger and a Lion against the Elephant: a draw, not +0.24) and leaves an
     uncovered one as it was; refused where the tables do not solve the rules."""
     from jungle_agents import AgentSpecError, make_agent
-    from jungle_train._azero_agent import dqn_functions, load_dqn
-    from jungle_train._azero_net import dqn_prior_evaluation
-    from jungle_train._learned import shipped_checkpoint
+    from jungle_train._azero_agent import dqn_guide
 
     env = make(DARK)
-    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
-    q_network, observe = dqn_functions(env, config)
+    evaluate, guide = dqn_guide(env)
     leaves = leaf_tables(DARK, ((6, 7, 16),))
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0), leaves)
+    params = (*guide, leaves)
     drawn = from_fen("8/8/8/8/8/8/TL3e2 0 0 0 - -")
     open_game = from_fen("8/8/8/8/8/8/TL3e1? 0 0 0 - R")
     batch: JaxState = jax.tree.map(
         lambda *x: jnp.stack(x), *[env.from_state(s) for s in (drawn, open_game)]
-    )
-    evaluate = functools.partial(
-        dqn_prior_evaluation, env, q_network, observe, config.win_reward, hunting=False
     )
     plain = evaluate(params[:4], batch)
     exact = evaluate(params, batch, exact=True)
