@@ -31,9 +31,11 @@ demo: $(STAMP)
 	$(VENV)/bin/jungle tournament --rules dark --agents $(DEMO_AGENTS) \
 		--games $(GAMES) --out results/demo
 
-# ruff, and the import contracts of pyproject.toml (layers, no circles) with import-linter.
+# ruff (lint and format), and the import contracts of pyproject.toml (layers, no
+# circles) with import-linter.
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 
 # The packages, and the tests, property tests and benchmarks that use them.

@@ -49,9 +49,7 @@ def main() -> None:
             page.evaluate("a => play({action: a})", move["action"])
             page.wait_for_function("n => S.game.moves.length > n", arg=len(view["moves"]))
         page.wait_for_function("() => !S.game.thinking")
-        own = next(
-            (m for m in page.evaluate("() => S.game.legal") if m["action"] >= 56), None
-        )
+        own = next((m for m in page.evaluate("() => S.game.legal") if m["action"] >= 56), None)
         if own is not None:  # a selected piece shows its legal-move dots
             page.evaluate("sq => { S.selected = sq; drawBoard(); }", own["from"])
         page.locator("#new-game summary").click()  # fold the form: the game in view
