@@ -12,6 +12,13 @@ each game drawn by elimination (the last pieces removed together). If the draws 
 leads of zero and below, they were saved, not missed wins: the points were lost while
 pieces were still face down.
 
+It also sorts the drawn games by what their last position holds (:func:`draw_end`): the
+last two pieces removed together; an enemy piece that none of the agent's pieces can
+take or trade with (the agent could no longer win, whatever the count said); one piece
+against one; pieces still face down; anything else. The first two were drawn whatever
+either side played by then, so their points were lost when the pieces that could remove
+the enemy's were traded away.
+
     .venv/bin/python benchmarks/anatomy.py results/azero-vs-mm3.jsonl --agent azero:simulations=1024
 
 ``--agent`` defaults to the first player of the file's first pair.
@@ -26,18 +33,53 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from jungle_agents.arena import GameResult, load_games, replay
+from jungle_core import State
+from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from endgames import piece_counts  # a sibling script (benchmarks/ is not a package)
 
 Tallies = dict[str, collections.Counter[tuple[int | None, str]]]
 
+DRAW_ENDS = ("removed together", "no remover", "one against one", "face down", "other")
+""":func:`draw_end`'s kinds, in the order it tests them."""
+
+
+def draw_end(state: State, seat: int, reason: str) -> str:
+    """What a drawn DARK game's last position ``state`` holds, for the player in ``seat``:
+    ``"removed together"`` (drawn by elimination: the last pieces traded off),
+    ``"no remover"`` (an enemy piece in the game, face up or down, that none of
+    ``seat``'s can take or trade with by the battle table), ``"one against one"``,
+    ``"face down"`` (pieces still face down), else ``"other"``.
+
+    >>> from jungle_core import from_fen
+    >>> draw_end(from_fen("8/8/8/8/8/8/TR3l2 0 0 0 - -"), 0, "no_removal_limit")  # T, R / L
+    'no remover'
+    >>> draw_end(from_fen("8/8/8/8/8/8/T4w2 0 0 0 - -"), 0, "no_removal_limit")
+    'one against one'
+    """
+    if reason == "elimination":
+        return "removed together"
+    battle = tables(state.rules).battle
+    held = [i for i in range(16) if state.in_play >> i & 1]
+    mine = [i for i in held if i >> 3 == seat]
+    theirs = [i for i in held if i >> 3 != seat]
+    removes = (BattleResult.TAKE, BattleResult.BOTH)
+    if any(all(battle[(i + 1) * NUM_CODES + j + 1] not in removes for i in mine) for j in theirs):
+        return "no remover"
+    if len(mine) == len(theirs) == 1:
+        return "one against one"
+    if state.face_down_mask:
+        return "face down"
+    return "other"
+
 
 def anatomy(games: Iterable[GameResult], agent: str) -> Tallies:
-    """Per moment (``"face_up"``, ``"six"``, ``"elimination_draws"``), counts keyed by
-    ``(lead, result)`` (result ``W``/``D``/``L`` from ``agent``'s side; lead None where
-    the moment never came), and for the elimination draws ``(None, "agent"|"opponent")``:
-    who moved last.
+    """Per moment (``"face_up"``, ``"six"``, ``"elimination_draws"``, ``"draw_ends"``),
+    counts keyed by ``(lead, result)`` (result ``W``/``D``/``L`` from ``agent``'s side;
+    lead None where the moment never came), for the elimination draws
+    ``(None, "agent"|"opponent")``: who moved last, and for every draw
+    ``(None, draw_end(...))``.
 
     >>> from jungle_core import DARK
     >>> from jungle_agents.arena import play_match, load_games
@@ -52,6 +94,7 @@ def anatomy(games: Iterable[GameResult], agent: str) -> Tallies:
         "face_up": collections.Counter(),
         "six": collections.Counter(),
         "elimination_draws": collections.Counter(),
+        "draw_ends": collections.Counter(),
     }
     for game in games:
         players = game.record.players
@@ -75,11 +118,14 @@ def anatomy(games: Iterable[GameResult], agent: str) -> Tallies:
         if result == "D" and game.record.reason == "elimination" and len(states) > 1:
             mover = states[-2].to_move
             tallies["elimination_draws"][(None, "agent" if mover == seat else "opponent")] += 1
+        if result == "D":
+            tallies["draw_ends"][(None, draw_end(states[-1], seat, game.record.reason))] += 1
     return tallies
 
 
 def format_tallies(tallies: Tallies) -> str:
-    """The two lead tables (W-D-L per lead) and the last movers of elimination draws."""
+    """The two lead tables (W-D-L per lead), the last movers of elimination draws and
+    what the draws end in."""
     lines = []
     for moment, title in (
         ("face_up", "when the last piece turns face up"),
@@ -97,6 +143,8 @@ def format_tallies(tallies: Tallies) -> str:
         f"draws by elimination, last move by the agent {movers[(None, 'agent')]}, "
         f"by the opponent {movers[(None, 'opponent')]}"
     )
+    ends = tallies["draw_ends"]
+    lines.append("draws ending in: " + ", ".join(f"{k} {ends[(None, k)]}" for k in DRAW_ENDS))
     return "\n".join(lines)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jungle_agents.arena import load_games, play_match, replay
-from jungle_core import DARK
+from jungle_core import DARK, from_fen
 from tests._scripts import load_benchmark
 
 
@@ -18,6 +18,7 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     tallies = bench.anatomy(games, "greedy")
     want_face_up: dict[tuple[int | None, str], int] = {}
     draws_by_elimination = 0
+    draw_ends: dict[tuple[None, str], int] = {}
     for game in games:
         seat = game.record.players.index("greedy")
         winner = game.record.winner
@@ -30,11 +31,31 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
                 break
         want_face_up[(lead, result)] = want_face_up.get((lead, result), 0) + 1
         draws_by_elimination += result == "D" and game.record.reason == "elimination"
+        if result == "D":
+            end = bench.draw_end(replay(game.record)[-1], seat, game.record.reason)
+            draw_ends[(None, end)] = draw_ends.get((None, end), 0) + 1
     assert dict(tallies["face_up"]) == want_face_up
     assert any(lead is not None for lead, _ in want_face_up), "no game turned every piece up"
     assert sum(tallies["six"].values()) == len(games)
     assert sum(tallies["elimination_draws"].values()) == draws_by_elimination
+    assert dict(tallies["draw_ends"]) == draw_ends
+    assert sum(draw_ends.values()) == sum(g.record.winner is None for g in games)
     text = bench.format_tallies(tallies)
     assert text.startswith("lead when the last piece turns face up: W-D-L")
     assert "lead at six pieces" in text
+    assert "draws ending in: removed together" in text
     assert bench.anatomy(games, "minimax:depth=9")["face_up"] == {}  # not a player here
+
+
+def test_draw_end_sorts_the_last_position() -> None:
+    bench = load_benchmark("anatomy")
+    tiger_rat_v_lion = from_fen("8/8/8/8/8/8/TR3l2 0 0 0 - -")
+    assert bench.draw_end(tiger_rat_v_lion, 0, "no_removal_limit") == "no remover"
+    # the Lion's side can take both: for it, one against two with a remover each
+    assert bench.draw_end(tiger_rat_v_lion, 1, "no_removal_limit") == "other"
+    elephants = from_fen("8/8/8/8/8/8/E4e2 0 0 0 - -")  # equal ranks trade: a remover
+    assert bench.draw_end(elephants, 0, "no_removal_limit") == "one against one"
+    assert bench.draw_end(elephants, 0, "elimination") == "removed together"
+    rat_v_elephant = from_fen("8/8/8/8/8/8/R4e2 0 0 0 - -")  # the Rat takes the Elephant
+    assert bench.draw_end(rat_v_elephant, 0, "no_removal_limit") == "one against one"
+    assert bench.draw_end(rat_v_elephant, 1, "no_removal_limit") == "no remover"
