@@ -15,9 +15,9 @@ pieces were still face down.
 It also sorts the drawn games by what their last position holds (:func:`draw_end`): the
 last two pieces removed together; an enemy piece that none of the agent's pieces can
 take or trade with (the agent could no longer win, whatever the count said); one piece
-against one; pieces still face down; anything else. The first two were drawn whatever
-either side played by then, so their points were lost when the pieces that could remove
-the enemy's were traded away.
+against one; pieces still face down; anything else. In the first two the agent could no
+longer win, so their points were lost earlier, when the pieces that could remove the
+enemy's were traded away.
 
     .venv/bin/python benchmarks/anatomy.py results/azero-vs-mm3.jsonl --agent azero:simulations=1024
 
