@@ -38,6 +38,7 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     assert any(lead is not None for lead, _ in want_face_up), "no game turned every piece up"
     assert sum(tallies["six"].values()) == len(games)
     assert sum(tallies["elimination_draws"].values()) == draws_by_elimination
+    assert draw_ends, "no drawn game to sort"
     assert dict(tallies["draw_ends"]) == draw_ends
     assert sum(draw_ends.values()) == sum(g.record.winner is None for g in games)
     text = bench.format_tallies(tallies)
