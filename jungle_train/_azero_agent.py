@@ -49,7 +49,9 @@ value, so a piece left hanging, or turned up beside a stronger enemy, reads as l
 ``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in a random
 order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
 ``prior_mix``
-and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior)
+and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
+``expected`` adds each action's expected change of material to the position's value,
+:func:`jungle_train._azero_net.expected_gain`; measured in the README)
 as in :class:`jungle_train._azero_search.SearchConfig`.
 ``endgame`` (DARK, default 3): once every piece is face up and at most that many are left,
 the exact endgame tables of :mod:`jungle_agents.endgame` pick among the actions (a

@@ -57,6 +57,7 @@ __all__ = [
     "classic_prior_logits",
     "classic_targets",
     "dqn_prior_evaluation",
+    "expected_gain",
     "hand_evaluation",
     "hand_value",
     "material_balance",
@@ -264,6 +265,46 @@ def capture_gain(rules: Rules, state: JaxState) -> jax.Array:
     after = held & ~jnp.asarray(gone_np)[b[:, None], q]  # [N, 4]
     gain = _balance_of(after, player) - _balance_of(held, player)
     return jnp.maximum(jnp.max(jnp.where(legal & enemy, gain, 0.0)), 0.0)
+
+
+def expected_gain(rules: Rules, state: JaxState, action: jax.Array, probs: jax.Array) -> jax.Array:
+    """``float32[]``: the expected change of the mover's :func:`material_balance` when
+    ``action`` is played in ``state``, over its chance outcomes ``probs`` (``float32[16]``,
+    :meth:`jungle_core.jax_env.JaxEnv.chance_probs` of the same action): a move onto a
+    face-up enemy piece changes it by what the battle removes; a move onto a face-down
+    piece by the average over the pieces it may turn out to be (one of the mover's own:
+    nothing removed); a reveal or a move onto an empty square not at all (the balance
+    counts face-down pieces by identity already). DARK only; what the search's chance
+    node is worth before any of its outcomes is searched with ``afterstate="expected"``
+    (:class:`jungle_train._azero_search.SearchConfig`).
+
+    >>> from jungle_core import DARK, from_fen
+    >>> from jungle_core.jax_env import make
+    >>> env = make()
+    >>> s = env.from_state(from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -"))  # E takes w
+    >>> take = 56 + 0 * 4 + 3  # a1 -> b1
+    >>> round(float(expected_gain(DARK, s, take, env.chance_probs(s, take))), 3)
+    0.667
+    >>> s = env.from_state(from_fen("8/8/8/8/8/8/E?6 0 0 0 - r"))  # b1: p1's face-down Rat
+    >>> round(float(expected_gain(DARK, s, take, env.chance_probs(s, take))), 3)
+    -1.455
+    """
+    step_np, gone_np = _capture_tables(rules)
+    n = rules.rows * rules.cols
+    player = state.current_player
+    board = jnp.concatenate([state.board.astype(jnp.int32), jnp.zeros(1, jnp.int32)])
+    action = jnp.asarray(action, jnp.int32)
+    is_move = (action >= n) & (action < 5 * n)
+    move = jnp.clip(action - n, 0, 4 * n - 1)
+    mover_code = board[move // 4]
+    target = board[jnp.asarray(step_np)[move // 4, move % 4]]
+    # a face-down target: each possible piece in turn (outcome i is identity i, code i + 1)
+    codes = jnp.where(target > 16, jnp.arange(16, dtype=jnp.int32) + 1, target)  # [16]
+    enemy = (codes >= 1) & (codes <= 16) & (((codes - 1) >> 3) != player)
+    removed = jnp.where(is_move & enemy, jnp.asarray(gone_np)[mover_code, codes], 0)
+    held = present(state)
+    gain = _balance_of(held & ~removed, player) - _balance_of(held, player)  # [16]
+    return jnp.sum(probs * gain)
 
 
 POTENTIAL_WEIGHT = 0.01

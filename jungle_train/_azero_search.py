@@ -18,10 +18,11 @@ a piece face up is a chance node; the chance outcomes are the 16 piece identitie
   least one possible outcome, and the logits are never all ``-inf`` (which would give
   NaN in the chance node's softmax).
 - The afterstate value is the evaluator's afterstate value of the action, or with
-  ``afterstate="parent"`` the value of the position itself, from the mover's side (a
-  decision → afterstate edge has reward 0 and discount 1 in mctx); an action illegal
-  in the state is worth -1 (the JAX core plays it as a forfeit), and any action of a
-  finished game 0.
+  ``afterstate="parent"`` the value of the position itself (with ``"expected"`` plus the
+  action's expected change of material, added when the action is expanded), from the
+  mover's side (a decision → afterstate edge has reward 0 and discount 1 in mctx); an
+  action illegal in the state is worth -1 (the JAX core plays it as a forfeit), and any
+  action of a finished game 0.
 - The chance step is :meth:`JaxEnv.step_outcome`. Its reward is the game result for the
   player who moved (``rewards[mover]``), and its discount is **-1 when the player to
   move changes, +1 when the same player moves again, 0 when the game is over**: the
@@ -79,7 +80,7 @@ import mctx
 import numpy as np
 
 from jungle_core.jax_env import JaxEnv, JaxState
-from jungle_train._azero_net import Evaluation
+from jungle_train._azero_net import Evaluation, expected_gain
 
 __all__ = [
     "CHANCE_JITTER",
@@ -161,7 +162,11 @@ class SearchConfig:
     ``"head"``, the evaluator's afterstate value of the action; ``"parent"``, the value
     of the position the action is played in (no opinion on the action: a capture then
     shows its worth one expansion later, when its outcome is searched, and a poorly
-    trained afterstate head cannot bury it)."""
+    trained afterstate head cannot bury it); ``"expected"``, the position's value plus
+    the expected change of the mover's material balance over the action's outcomes
+    (:func:`jungle_train._azero_net.expected_gain`: a capture's gain, a bump into a
+    face-down piece averaged over the pieces it may be), so that an action's first
+    visit already says what it wins or risks at once, not the parent's value again."""
     prior_mix: float = 0.0
     """Share of the uniform distribution over the legal actions mixed into every node's
     prior (root and interior). PUCT scores an unvisited action by its prior alone
@@ -219,7 +224,10 @@ class SearchConfig:
             (self.gumbel_scale >= 0.0, "gumbel_scale must be >= 0"),
             (self.max_considered >= 1, "max_considered must be >= 1"),
             (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
-            (self.afterstate in ("head", "parent"), "afterstate must be head|parent"),
+            (
+                self.afterstate in ("head", "parent", "expected"),
+                "afterstate must be head|parent|expected",
+            ),
             (self.rng in ("rbg", "threefry"), "rng must be rbg|threefry"),
             (self.chance_order in ("index", "shuffled"), "chance_order must be index|shuffled"),
             (
@@ -298,8 +306,9 @@ class DecisionNode:
     afterstate_values: jax.Array
     """``float32[..., A]``: the value of each action's afterstate for the player to move
     (already -1 for illegal actions and 0 in a finished game); with
-    ``afterstate="parent"`` (and ``compact``), where every legal action's is the
-    position's own value, ``float32[..., 1]``: that value (0 in a finished game). With
+    ``afterstate="parent"`` or ``"expected"`` (and ``compact``), where every legal
+    action's is the position's own value (``"expected"`` adds the action's own part when
+    it is expanded), ``float32[..., 1]``: that value (0 in a finished game). With
     :attr:`SearchConfig.slots` (and not one value), ``float32[..., K]``, one a slot."""
     slots: jax.Array
     """``int32[..., K]``: with :attr:`SearchConfig.slots`, the action each slot stands
@@ -399,7 +408,9 @@ class _Model:
         self.env = env
         self.evaluate = evaluate
         self.prior_mix = config.prior_mix
-        self.parent_afterstate = config.afterstate == "parent"
+        # "expected" starts from the parent's value too, the material change added
+        self.parent_afterstate = config.afterstate in ("parent", "expected")
+        self.expected = config.afterstate == "expected"
         self.compact = config.compact
         # "parent" with compact nodes: one value a node (the decision function masks it)
         self.one_value = self.parent_afterstate and self.compact
@@ -459,15 +470,18 @@ class _Model:
         if self.shuffle_chance:
             jitter = jax.random.uniform(key, chance_logits.shape, maxval=CHANCE_JITTER)
             chance_logits = jnp.where(probs > 0, chance_logits + jitter, chance_logits)
+        done = states.terminated | states.truncated
+        inside = jnp.minimum(a, self.num_actions - 1)[:, None]
+        legal = jnp.take_along_axis(states.legal_action_mask, inside, axis=1)[:, 0]
+        legal = legal & (a < self.num_actions) & ~done
         if self.one_value:
-            done = states.terminated | states.truncated
-            inside = jnp.minimum(a, self.num_actions - 1)[:, None]
-            legal = jnp.take_along_axis(states.legal_action_mask, inside, axis=1)[:, 0]
-            legal = legal & (a < self.num_actions)
             own = node.afterstate_values[:, 0]
             value = jnp.where(done, 0.0, jnp.where(legal, own, -1.0))
         else:
             value = jnp.take_along_axis(node.afterstate_values, slot[:, None], axis=1)[:, 0]
+        if self.expected:
+            gain = jax.vmap(functools.partial(expected_gain, self.env.rules))(states, a, probs)
+            value = jnp.where(legal, value + gain, value)
         out = mctx.DecisionRecurrentFnOutput(chance_logits=chance_logits, afterstate_value=value)
         return out, Afterstate(node.state, a)
 

@@ -156,8 +156,9 @@ def register_azero() -> None:
             "afterstate": Param(
                 str,
                 "",
-                "chance nodes' first value (empty: the checkpoint's)",
-                ("", "head", "parent"),
+                "chance nodes' first value (empty: the checkpoint's; expected: the "
+                "position's value plus the action's expected change of material)",
+                ("", "head", "parent", "expected"),
             ),
         },
         "AlphaZero: mctx search with the true rules as the model, guided by a network (JAX)",

@@ -141,7 +141,8 @@ class Config(RoundSchedule):
     then the most visited is played."""
     afterstate: str = "head"
     """DARK: a chance node's value before its outcomes are searched, ``"head"`` (the
-    network's afterstate head) or ``"parent"`` (the position's value)
+    network's afterstate head), ``"parent"`` (the position's value) or ``"expected"``
+    (that plus the action's expected change of material)
     (:attr:`jungle_train._azero_search.SearchConfig.afterstate`)."""
     prior_mix: float = 0.0
     """Share of the uniform distribution mixed into the search's priors, in self-play and

@@ -1011,6 +1011,83 @@ def test_capture_gain_is_the_best_capture_the_pure_core_finds() -> None:
     np.testing.assert_allclose(with_capture, -value(batch, 1 - mover), atol=1e-5)
 
 
+def _balance(state: State, player: int) -> float:
+    """The mover's material balance of a pure-core state, by identity (face up or
+    down), as :func:`material_balance` defines it: written here independently."""
+    value = [30, 20, 30, 40, 50, 60, 70, 80]
+    held = [value[i & 7] * (state.in_play >> i & 1) for i in range(16)]
+    mine = sum(held[8 * player : 8 * player + 8])
+    total = sum(held)
+    return (2 * mine - total) / total if total else 0.0
+
+
+def test_expected_gain_is_the_average_over_the_pure_cores_transitions() -> None:
+    """:func:`expected_gain` of every legal action equals the probability-weighted change
+    of the mover's material balance over the pure core's ``transitions`` (each outcome
+    played out); positions along random games include captures, bumps into face-down
+    pieces that win and that lose on average, and reveals (0)."""
+    from jungle_core import transitions
+    from jungle_train._azero_net import expected_gain
+
+    env = make(DARK)
+
+    @jax.jit
+    def gains(state: JaxState) -> jax.Array:  # float32[A]
+        def one(action: jax.Array) -> jax.Array:
+            return expected_gain(DARK, state, action, env.chance_probs(state, action))
+
+        return jax.vmap(one)(jnp.arange(env.num_actions))
+
+    states = [s for s in _random_states(DARK, 600, 17) if outcome(s) is None][::4]
+    n = DARK.rows * DARK.cols
+    seen = {"bump won": 0, "bump lost": 0, "capture": 0, "reveal": 0}
+    for state in states:
+        got = np.asarray(gains(env.from_state(state)))
+        me, before = state.to_move, _balance(state, state.to_move)
+        for action in legal_actions(state):
+            played = transitions(state, action)
+            want = sum(p * (_balance(after, me) - before) for p, after in played)
+            assert got[action] == pytest.approx(want, abs=1e-5), (to_fen(state), action)
+            hidden = action >= n and len(played) > 1
+            seen["reveal"] += action < n
+            seen["capture"] += action >= n and not hidden and want > 0
+            seen["bump won"] += hidden and want > 0
+            seen["bump lost"] += hidden and want < 0
+    assert min(seen.values()) > 0, seen
+
+
+def test_expected_afterstate_adds_the_material_change_to_the_parents_value() -> None:
+    """``afterstate="expected"``: a chance node's first value is the position's value
+    plus :func:`expected_gain` of its action, for a legal action of either seat; the
+    plain ``"parent"`` value for a move that removes nothing; -1 for an unused slot."""
+    from jungle_train._azero_net import expected_gain, hand_evaluation
+    from jungle_train._azero_search import _Model
+
+    env = make(DARK)
+    evaluate = functools.partial(hand_evaluation, env)
+    for fen in ("8/8/8/8/8/8/Ew?5 0 0 0 - r", "8/8/8/8/8/8/Ew?5 1 0 0 - r"):
+        state = _batch(from_fen(fen))
+        params = (jnp.zeros(()), jnp.zeros((), jnp.int32))
+        afterstates = {}
+        for mode in ("parent", "expected"):
+            model = _Model(env, evaluate, SearchConfig(afterstate=mode, slots=True))
+            ev, node = model.node(params, state)
+            for slot in range(8):
+                out, _ = model.decision(params, jax.random.key(0), jnp.array([slot]), node)
+                afterstates[mode, slot] = float(out.afterstate_value[0])
+        actions = np.asarray(node.slots[0])
+        for slot, action in enumerate(actions[:8]):
+            parent = afterstates["parent", slot]
+            if action >= env.num_actions:
+                assert parent == afterstates["expected", slot] == -1.0
+                continue
+            one = jax.tree.map(lambda x: x[0], state)
+            gain = float(expected_gain(DARK, one, action, env.chance_probs(one, action)))
+            assert parent == pytest.approx(float(ev.value[0]), abs=1e-6)
+            assert afterstates["expected", slot] == pytest.approx(parent + gain, abs=1e-6)
+        assert any(afterstates["expected", k] != afterstates["parent", k] for k in range(8)), fen
+
+
 def test_shuffled_chance_order_searches_outcomes_in_a_random_order() -> None:
     """mctx searches a chance node's outcomes by ``probability / (visits + 1)``, ties to
     the lowest index: under ``chance_order="index"`` a reveal's 16 equally likely pieces
