@@ -46,10 +46,10 @@ takes its exact value from the endgame tables
 ``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
 immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
-``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in a random
-order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
-``prior_mix``
-and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
+``pb_c`` (DARK): PUCT's exploration constant ``c1`` (mctx's 1.25; measured in the
+README); ``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in
+a random order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
+``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
 ``expected`` adds each action's expected change of material to the position's value,
 :func:`jungle_train._azero_net.expected_gain`; measured in the README)
 as in :class:`jungle_train._azero_search.SearchConfig`.
@@ -301,6 +301,7 @@ class AZeroAgent:
         leaf_tables: bool = False,
         capture: float = 0.0,
         chance_order: str = "index",
+        pb_c: float = 1.25,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -317,6 +318,9 @@ class AZeroAgent:
         if chance_order not in ("index", "shuffled"):
             raise ValueError(f"chance_order must be index or shuffled, not {chance_order!r}")
         self._chance_order = chance_order
+        if not pb_c > 0:
+            raise ValueError(f"pb_c must be > 0, not {pb_c}")
+        self._pb_c = float(pb_c)
         if not 0.0 <= capture <= 1.0:
             raise ValueError(f"capture must be in [0, 1], not {capture}")
         if endgame not in (0, 2, 3, 4):
@@ -367,6 +371,7 @@ class AZeroAgent:
         label += ",cover=1" if cover else ""
         label += f",capture={capture:g}" if capture else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
+        label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += ",leaf_tables=1" if leaf_tables else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
@@ -450,6 +455,7 @@ class AZeroAgent:
             prior_mix=self._prior_mix,
             afterstate=self._afterstate,
             chance_order=self._chance_order,
+            pb_c_init=self._pb_c,
             slots=True,  # the same search on a narrower tree
         )
         search = _searcher(self.rules, self._model, search_config)

@@ -221,6 +221,7 @@ class SearchConfig:
             (0.0 <= self.dirichlet_fraction <= 1.0, "dirichlet_fraction must be in [0, 1]"),
             (self.dirichlet_alpha > 0.0, "dirichlet_alpha must be > 0"),
             (self.temperature >= 0.0, "temperature must be >= 0"),
+            (self.pb_c_init > 0.0, "pb_c_init must be > 0"),
             (self.gumbel_scale >= 0.0, "gumbel_scale must be >= 0"),
             (self.max_considered >= 1, "max_considered must be >= 1"),
             (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),

@@ -124,6 +124,12 @@ def register_azero() -> None:
                 "DQN prior, DARK: share (0..1) of the side to move's best immediate capture "
                 "in the hand-made leaf value (a one-ply capture search at the leaves)",
             ),
+            "pb_c": Param(
+                float,
+                1.25,
+                "DARK: PUCT's exploration constant c1 (the prior's weight against the "
+                "searched values; mctx's default 1.25)",
+            ),
             "chance_order": Param(
                 str,
                 "index",

@@ -736,6 +736,9 @@ def test_dqn_prior_options_are_checked() -> None:
     shuffling = make_agent("azero:simulations=4,chance_order=shuffled", DARK)
     assert "chance_order=shuffled" in shuffling.name
     assert shuffling.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
+    with pytest.raises(AgentSpecError, match="pb_c"):
+        make_agent("azero:pb_c=0", DARK)
+    assert "pb_c=2.5" in make_agent("azero:simulations=4,pb_c=2.5", DARK).name
     capturing = make_agent("azero:simulations=4,capture=0.5", DARK)
     assert "capture=0.5" in capturing.name
     assert capturing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
