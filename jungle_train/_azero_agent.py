@@ -47,7 +47,9 @@ takes its exact value from the endgame tables
 immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
 ``pb_c`` (DARK): PUCT's exploration constant ``c1`` (mctx's 1.25; measured in the
-README); ``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in
+README); ``pb_c_face_down`` (DARK): the ``c1`` of the decisions taken while some piece
+is still face down (the chance phase; 0: ``pb_c``), ``pb_c`` then serving the rest;
+``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in
 a random order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
 ``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
 ``expected`` adds each action's expected change of material to the position's value,
@@ -302,6 +304,7 @@ class AZeroAgent:
         capture: float = 0.0,
         chance_order: str = "index",
         pb_c: float = 1.25,
+        pb_c_face_down: float = 0.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -321,6 +324,9 @@ class AZeroAgent:
         if not pb_c > 0:
             raise ValueError(f"pb_c must be > 0, not {pb_c}")
         self._pb_c = float(pb_c)
+        if pb_c_face_down < 0:
+            raise ValueError(f"pb_c_face_down must be > 0 (or 0: pb_c), not {pb_c_face_down}")
+        self._pb_c_face_down = float(pb_c_face_down) or self._pb_c
         if not 0.0 <= capture <= 1.0:
             raise ValueError(f"capture must be in [0, 1], not {capture}")
         if endgame not in (0, 2, 3, 4):
@@ -357,10 +363,15 @@ class AZeroAgent:
             self.config.get("afterstate", "head" if prior == "azero" else "parent")
         )
         self.simulations = simulations
-        self._search = self._compile(simulations)
+        self._search = self._compile(simulations, self._pb_c)
         if time > 0:
             self.simulations = self._calibrate(time)
-            self._search = self._compile(self.simulations)
+            self._search = self._compile(self.simulations, self._pb_c)
+        self._search_face_down = (
+            self._search
+            if self._pb_c_face_down == self._pb_c
+            else self._compile(self.simulations, self._pb_c_face_down)
+        )
         label = f"path={path}" if path else ""
         label += ("," if label else "") + (
             f"time={time:g}" if time > 0 else f"simulations={simulations}"
@@ -372,6 +383,7 @@ class AZeroAgent:
         label += f",capture={capture:g}" if capture else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
+        label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
         label += ",leaf_tables=1" if leaf_tables else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
@@ -446,7 +458,7 @@ class AZeroAgent:
         self._considered = 16
 
     def _compile(
-        self, simulations: int
+        self, simulations: int, pb_c: float
     ) -> Callable[[Any, jax.Array, JaxState], tuple[jax.Array, jax.Array]]:
         search_config = SearchConfig(
             simulations=simulations,
@@ -455,7 +467,7 @@ class AZeroAgent:
             prior_mix=self._prior_mix,
             afterstate=self._afterstate,
             chance_order=self._chance_order,
-            pb_c_init=self._pb_c,
+            pb_c_init=pb_c,
             slots=True,  # the same search on a narrower tree
         )
         search = _searcher(self.rules, self._model, search_config)
@@ -491,7 +503,8 @@ class AZeroAgent:
         if best is not None and len(best) == 1:
             return best[0]
         key = jax.random.key(int(rng.integers(2**62)))
-        chosen, weights = self._search(self.params, key, self._batch(state))
+        search = self._search_face_down if state.face_down_mask else self._search
+        chosen, weights = search(self.params, key, self._batch(state))
         action = int(chosen[0])
         if best is not None and action not in best:
             policy = np.asarray(weights[0])

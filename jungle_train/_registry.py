@@ -130,6 +130,12 @@ def register_azero() -> None:
                 "DARK: PUCT's exploration constant c1 (the prior's weight against the "
                 "searched values; mctx's default 1.25)",
             ),
+            "pb_c_face_down": Param(
+                float,
+                0.0,
+                "DARK: PUCT's c1 for the decisions taken while some piece is face down "
+                "(0: pb_c); pb_c serves the rest of the game",
+            ),
             "chance_order": Param(
                 str,
                 "index",

@@ -744,6 +744,39 @@ def test_dqn_prior_options_are_checked() -> None:
     assert capturing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
 
 
+def test_pb_c_face_down_serves_the_decisions_while_a_piece_is_face_down() -> None:
+    """``pb_c_face_down`` compiles a second search with that exploration constant; the
+    agent asks it while some piece is face down and the ``pb_c`` one after (every piece
+    face up); without it there is one search."""
+    from jungle_agents import AgentSpecError, make_agent
+
+    with pytest.raises(AgentSpecError, match="pb_c_face_down"):
+        make_agent("azero:pb_c_face_down=-1", DARK)
+    plain = make_agent("azero:simulations=8", DARK)
+    assert isinstance(plain, AZeroAgent) and plain._search_face_down is plain._search
+    agent = make_agent("azero:simulations=8,pb_c_face_down=2.5,endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and "pb_c_face_down=2.5" in agent.name
+    assert agent._search_face_down is not agent._search
+    asked: list[str] = []
+
+    def spy(name: str, search: Any) -> Any:
+        def run(*args: Any) -> Any:
+            asked.append(name)
+            return search(*args)
+
+        return run
+
+    agent._search_face_down = spy("face_down", agent._search_face_down)
+    agent._search = spy("face_up", agent._search)
+    rng = np.random.default_rng(0)
+    start = new_game()
+    assert agent.act(start, rng) in legal_actions(start)
+    face_up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
+    assert not face_up.face_down_mask
+    assert agent.act(face_up, rng) in legal_actions(face_up)
+    assert asked == ["face_down", "face_up"]
+
+
 @pytest.mark.parametrize(
     ("material", "covered", "single"),
     [
