@@ -49,6 +49,10 @@ value, so a piece left hanging, or turned up beside a stronger enemy, reads as l
 ``pb_c`` (DARK): PUCT's exploration constant ``c1`` (mctx's 1.25; measured in the
 README); ``pb_c_face_down`` (DARK): the ``c1`` of the decisions taken while some piece
 is still face down (the chance phase; 0: ``pb_c``), ``pb_c`` then serving the rest;
+``contempt`` (DARK, in [0, 1)): a draw is worth ``-contempt`` to the agent inside its
+search, and each searched position loses that much in proportion to the no-removal
+clock (:attr:`SearchConfig.contempt`; the Minimax agent's ``contempt`` on the search's
+value scale);
 ``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in
 a random order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
 ``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
@@ -305,6 +309,7 @@ class AZeroAgent:
         chance_order: str = "index",
         pb_c: float = 1.25,
         pb_c_face_down: float = 0.0,
+        contempt: float = 0.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -327,6 +332,11 @@ class AZeroAgent:
         if pb_c_face_down < 0:
             raise ValueError(f"pb_c_face_down must be > 0 (or 0: pb_c), not {pb_c_face_down}")
         self._pb_c_face_down = float(pb_c_face_down) or self._pb_c
+        if not 0.0 <= contempt < 1.0:
+            raise ValueError(f"contempt must be in [0, 1), not {contempt}")
+        if contempt and not rules.is_dark:
+            raise ValueError(f"contempt is for DARK rules, not {rules.name}")
+        self._contempt = float(contempt)
         if not 0.0 <= capture <= 1.0:
             raise ValueError(f"capture must be in [0, 1], not {capture}")
         if endgame not in (0, 2, 3, 4):
@@ -384,6 +394,7 @@ class AZeroAgent:
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
+        label += f",contempt={contempt:g}" if contempt else ""
         label += ",leaf_tables=1" if leaf_tables else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
@@ -468,6 +479,7 @@ class AZeroAgent:
             afterstate=self._afterstate,
             chance_order=self._chance_order,
             pb_c_init=pb_c,
+            contempt=self._contempt,
             slots=True,  # the same search on a narrower tree
         )
         search = _searcher(self.rules, self._model, search_config)

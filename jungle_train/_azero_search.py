@@ -184,6 +184,14 @@ class SearchConfig:
     the expansion's key), so the first ``k`` outcomes searched are a random sample of
     the possible ones and the visit counts stay within one of the probabilities."""
 
+    contempt: float = 0.0
+    """DARK: a draw is worth ``-contempt`` to the player whose position is searched (the
+    root's mover) and ``+contempt`` to the other (still zero-sum), and every evaluated
+    position loses ``contempt * plies_since_removal / no_removal_limit`` for the root's
+    mover (gains it for the other): what the Minimax agent's ``contempt`` does
+    (:class:`jungle_agents.SearchConfig`), on the search's value scale (a value in
+    [-1, 1]). 0: a draw is worth 0 to both."""
+
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in
     :data:`DARK_SLOTS` (:data:`CLASSIC_SLOTS`) slots (an unused slot is an illegal
@@ -225,6 +233,7 @@ class SearchConfig:
             (self.gumbel_scale >= 0.0, "gumbel_scale must be >= 0"),
             (self.max_considered >= 1, "max_considered must be >= 1"),
             (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
+            (0.0 <= self.contempt < 1.0, "contempt must be in [0, 1)"),
             (
                 self.afterstate in ("head", "parent", "expected"),
                 "afterstate must be head|parent|expected",
@@ -421,6 +430,42 @@ class _Model:
         self.slots = (DARK_SLOTS if dark else CLASSIC_SLOTS) if config.slots else 0
         # the width of a decision node's action axis in the tree
         self.width = self.slots or self.num_actions
+        # with contempt the search's params are (evaluator params, root mover int32[B])
+        self.contempt = config.contempt
+        self.clock_cost = (
+            config.contempt / env.rules.no_removal_limit if env.rules.no_removal_limit else 0.0
+        )
+
+    def with_root(self, params: Any, states: JaxState) -> Any:
+        """What the search hands mctx as ``params``: the evaluator's, and with contempt
+        the root's mover (``int32[B]``), which the recurrent functions read back."""
+        return (params, states.current_player) if self.contempt else params
+
+    def _evaluate(self, params: Any, states: JaxState) -> Evaluation:
+        """The evaluator's view of ``states``, with contempt's clock cost: each value
+        less ``clock_cost * plies_since_removal`` for the root's mover (more for the
+        other)."""
+        if not self.contempt:
+            return self.evaluate(params, states)
+        inner, root = params
+        ev = self.evaluate(inner, states)
+        if not self.clock_cost:
+            return ev
+        sign = jnp.where(states.current_player == root, 1.0, -1.0)
+        cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
+        return Evaluation(ev.logits, ev.value - cost, ev.afterstate - cost[:, None])
+
+    def _result(
+        self, params: Any, before: JaxState, after: JaxState
+    ) -> tuple[jax.Array, jax.Array]:
+        """:func:`step_result`, with contempt a draw's reward ``-contempt`` for the root's
+        mover (``+contempt`` for the other)."""
+        reward, discount = step_result(before, after)
+        if not self.contempt:
+            return reward, discount
+        sign = jnp.where(before.current_player == params[1], 1.0, -1.0)
+        drawn = (after.terminated | after.truncated) & (reward == 0.0)
+        return jnp.where(drawn, -self.contempt * sign, reward), discount
 
     def pack(self, states: JaxState) -> Any:
         """A position as the tree stores it (:class:`PackedState`, or as it is)."""
@@ -432,7 +477,7 @@ class _Model:
 
     def node(self, params: Any, states: JaxState) -> tuple[Evaluation, DecisionNode]:
         """The evaluation of ``states`` and their decision-node embedding."""
-        ev = self.evaluate(params, states)
+        ev = self._evaluate(params, states)
         done = (states.terminated | states.truncated)[:, None]
         value = jnp.where(done[:, 0], 0.0, ev.value).astype(jnp.float32)
         guess = ev.value[:, None] if self.parent_afterstate else ev.afterstate
@@ -498,7 +543,7 @@ class _Model:
         def expand(_: None) -> tuple[mctx.ChanceRecurrentFnOutput, DecisionNode]:
             before = self.unpack(after.state)
             states = jax.vmap(self.env.step_outcome)(before, after.action, o)
-            reward, discount = step_result(before, states)
+            reward, discount = self._result(params, before, states)
             ev, node = self.node(params, states)
             out = mctx.ChanceRecurrentFnOutput(
                 action_logits=ev.logits, value=ev.value, reward=reward, discount=discount
@@ -593,6 +638,7 @@ def make_search(
     keyed = search_key if config.rng == "rbg" else (lambda key: key)
 
     def search_dark(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
+        params = model.with_root(params, states)
         root = model.root(params, states)
         slots = root.embedding.slots
         out = mctx.stochastic_muzero_policy(
@@ -629,6 +675,8 @@ def make_search(
         )
         return out if slots is None else in_actions(out, slots, env.num_actions)
 
+    if config.contempt and env.rules.variant != "dark":
+        raise ValueError(f"search config: contempt is for DARK rules, not {env.rules.name}")
     search = search_dark if env.rules.variant == "dark" else search_classic
     sequential = config.batching == "sequential" or (
         config.batching == "auto" and jax.default_backend() == "cpu"

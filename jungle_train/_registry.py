@@ -136,6 +136,13 @@ def register_azero() -> None:
                 "DARK: PUCT's c1 for the decisions taken while some piece is face down "
                 "(0: pb_c); pb_c serves the rest of the game",
             ),
+            "contempt": Param(
+                float,
+                0.0,
+                "DARK: a draw is worth -contempt to the agent in its search (values in "
+                "[-1, 1]), and each searched position loses that much in proportion to the "
+                "no-removal clock (minimax's contempt on the search's scale; 0: off)",
+            ),
             "chance_order": Param(
                 str,
                 "index",

@@ -41,6 +41,7 @@ from jungle_train._azero_search import (
     CLASSIC_SLOTS,
     DARK_SLOTS,
     SearchConfig,
+    _Model,
     make_search,
     pack_state,
     slot_actions,
@@ -744,6 +745,66 @@ def test_dqn_prior_options_are_checked() -> None:
     assert capturing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
 
 
+# The Elephants face each other: the mover's d4xd5 removes both, the last two pieces (a
+# draw by elimination); any other move goes on.
+TRADE = """
+. . . . . . . .
+. . . . . . . .
+. . . {c} . . . .
+. . . {E} . . . .
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_contempt_makes_a_draw_cost_the_root_mover(player: int) -> None:
+    """With ``contempt`` the trade that ends the game drawn is worth ``-contempt`` to
+    the searching player, whichever seat it holds (its root Q lies between that and half
+    of it), and the search then plays another move; without it the trade is worth 0.
+    Zero evaluator, uniform prior, true rules."""
+    picture = TRADE.replace("{c}", "e" if player == 0 else "E").replace(
+        "{E}", "E" if player == 0 else "e"
+    )
+    state = position(picture, DARK, to_move=player)
+    env = make(DARK)
+    for contempt in (0.0, 0.3):
+        config = SearchConfig(simulations=64, slots=True, contempt=contempt)
+        search = jax.jit(make_search(env, zero_evaluator(env.num_actions), config))
+        out = search(None, jax.random.key(0), _batch(state))
+        q = _root_q(out.search_tree, state, "d4xd5")
+        if not contempt:
+            assert q == 0.0
+        else:
+            # the chance node's first visit counts its afterstate value (0), then the draw
+            assert -contempt - 1e-6 <= q <= -contempt / 2 + 1e-6
+            assert action_to_str(state, int(out.action[0])) != "d4xd5"
+    with pytest.raises(ValueError, match="contempt"):
+        SearchConfig(contempt=1.0)
+    with pytest.raises(ValueError, match="contempt"):
+        make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(contempt=0.1))
+
+
+def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
+    """Each evaluated position loses ``contempt * plies_since_removal / limit`` for the
+    root's mover and gains it for the other (zero evaluator: the value is that alone)."""
+    env = make(DARK)
+    model = _Model(env, zero_evaluator(env.num_actions), SearchConfig(contempt=0.2))
+    picture = TRADE.replace("{c}", "e").replace("{E}", "E")
+    states = jax.tree.map(
+        lambda *xs: jnp.stack(xs),
+        *(env.from_state(position(picture, DARK, to_move=p, since=50)) for p in (0, 1)),
+    )
+    root = jnp.zeros(2, jnp.int32)  # player 0's search
+    ev = model._evaluate((None, root), states)
+    expected = [-0.2 * 50 / DARK.no_removal_limit, 0.2 * 50 / DARK.no_removal_limit]
+    assert np.asarray(ev.value) == pytest.approx(expected)
+    assert np.asarray(ev.afterstate[:, 0]) == pytest.approx(expected)
+    plain = _Model(env, zero_evaluator(env.num_actions), SearchConfig())
+    assert np.asarray(plain._evaluate(None, states).value) == pytest.approx([0.0, 0.0])
+
+
 def test_pb_c_face_down_serves_the_decisions_while_a_piece_is_face_down() -> None:
     """``pb_c_face_down`` compiles a second search with that exploration constant; the
     agent asks it while some piece is face down and the ``pb_c`` one after (every piece
@@ -775,6 +836,11 @@ def test_pb_c_face_down_serves_the_decisions_while_a_piece_is_face_down() -> Non
     assert not face_up.face_down_mask
     assert agent.act(face_up, rng) in legal_actions(face_up)
     assert asked == ["face_down", "face_up"]
+    with pytest.raises(AgentSpecError, match="contempt"):
+        make_agent("azero:contempt=1", DARK)
+    with pytest.raises(AgentSpecError, match="contempt"):
+        make_agent("azero:contempt=0.1", CLASSIC)
+    assert "contempt=0.1" in make_agent("azero:simulations=4,contempt=0.1", DARK).name
 
 
 @pytest.mark.parametrize(
