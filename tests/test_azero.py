@@ -786,6 +786,18 @@ def test_contempt_makes_a_draw_cost_the_root_mover(player: int) -> None:
         make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(contempt=0.1))
 
 
+def test_contempt_is_an_agent_parameter_checked_by_range_and_rules() -> None:
+    from jungle_agents import AgentSpecError, make_agent
+
+    with pytest.raises(AgentSpecError, match="contempt"):
+        make_agent("azero:contempt=1", DARK)
+    with pytest.raises(AgentSpecError, match="contempt"):
+        make_agent("azero:contempt=0.1", CLASSIC)
+    agent = make_agent("azero:simulations=4,contempt=0.1", DARK)
+    assert "contempt=0.1" in agent.name
+    assert agent.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
+
+
 def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
     """Each evaluated position loses ``contempt * plies_since_removal / limit`` for the
     root's mover and gains it for the other (zero evaluator: the value is that alone)."""
@@ -836,11 +848,6 @@ def test_pb_c_face_down_serves_the_decisions_while_a_piece_is_face_down() -> Non
     assert not face_up.face_down_mask
     assert agent.act(face_up, rng) in legal_actions(face_up)
     assert asked == ["face_down", "face_up"]
-    with pytest.raises(AgentSpecError, match="contempt"):
-        make_agent("azero:contempt=1", DARK)
-    with pytest.raises(AgentSpecError, match="contempt"):
-        make_agent("azero:contempt=0.1", CLASSIC)
-    assert "contempt=0.1" in make_agent("azero:simulations=4,contempt=0.1", DARK).name
 
 
 @pytest.mark.parametrize(
