@@ -707,42 +707,39 @@ def test_dqn_prior_agent_takes_the_last_piece(player: int) -> None:
     assert action_to_str(state, hand.act(state, np.random.default_rng(0))) == "d4xd5"
 
 
-def test_dqn_prior_options_are_checked() -> None:
+def test_azero_agent_options_are_checked() -> None:
     from jungle_agents import AgentSpecError, make_agent
     from jungle_train._learned import shipped_checkpoint
 
-    with pytest.raises(AgentSpecError, match="DARK rules only"):
-        make_agent("azero:prior=dqn", CLASSIC)
-    with pytest.raises(AgentSpecError, match="tau"):
-        make_agent("azero:tau=0", DARK)
-    with pytest.raises(AgentSpecError, match="not of 'azero'"):  # a DQN file read as azero
-        make_agent(f"azero:prior=azero,path={shipped_checkpoint('dqn')},simulations=4", DARK)
-    with pytest.raises(AgentSpecError, match="hunt"):
-        make_agent("azero:hunt=-1", DARK)
+    refused = [
+        ("azero:prior=dqn", CLASSIC, "DARK rules only"),
+        ("azero:tau=0", DARK, "tau"),
+        # a DQN file read as azero
+        (
+            f"azero:prior=azero,path={shipped_checkpoint('dqn')},simulations=4",
+            DARK,
+            "not of 'azero'",
+        ),
+        ("azero:hunt=-1", DARK, "hunt"),
+        ("azero:prior=hand,cover=1", DARK, "cover"),
+        ("azero:capture=1.5", DARK, "capture"),
+        ("azero:prior=hand,capture=0.5", DARK, "capture"),
+        ("azero:chance_order=random", DARK, "chance_order"),
+        ("azero:pb_c=0", DARK, "pb_c"),
+        ("azero:contempt=1", DARK, "contempt"),
+        ("azero:contempt=0.1", CLASSIC, "contempt"),
+    ]
+    for spec, rules, match in refused:
+        with pytest.raises(AgentSpecError, match=match):
+            make_agent(spec, rules)
     spec = f"azero:path={shipped_checkpoint('dqn')},simulations=4,tau=2,hunt=0.02"
     agent = make_agent(spec, DARK)
     assert isinstance(agent, AZeroAgent)
     assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
-    with pytest.raises(AgentSpecError, match="cover"):
-        make_agent("azero:prior=hand,cover=1", DARK)
-    covered = make_agent("azero:simulations=4,cover=1", DARK)
-    assert "cover=1" in covered.name
-    assert covered.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
-    with pytest.raises(AgentSpecError, match="capture"):
-        make_agent("azero:capture=1.5", DARK)
-    with pytest.raises(AgentSpecError, match="capture"):
-        make_agent("azero:prior=hand,capture=0.5", DARK)
-    with pytest.raises(AgentSpecError, match="chance_order"):
-        make_agent("azero:chance_order=random", DARK)
-    shuffling = make_agent("azero:simulations=4,chance_order=shuffled", DARK)
-    assert "chance_order=shuffled" in shuffling.name
-    assert shuffling.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
-    with pytest.raises(AgentSpecError, match="pb_c"):
-        make_agent("azero:pb_c=0", DARK)
-    assert "pb_c=2.5" in make_agent("azero:simulations=4,pb_c=2.5", DARK).name
-    capturing = make_agent("azero:simulations=4,capture=0.5", DARK)
-    assert "capture=0.5" in capturing.name
-    assert capturing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
+    for option in ("cover=1", "capture=0.5", "chance_order=shuffled", "pb_c=2.5", "contempt=0.1"):
+        playing = make_agent(f"azero:simulations=4,{option}", DARK)
+        assert option in playing.name
+        assert playing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
 
 
 # The Elephants face each other: the mover's d4xd5 removes both, the last two pieces (a
@@ -784,18 +781,6 @@ def test_contempt_makes_a_draw_cost_the_root_mover(player: int) -> None:
         SearchConfig(contempt=1.0)
     with pytest.raises(ValueError, match="contempt"):
         make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(contempt=0.1))
-
-
-def test_contempt_is_an_agent_parameter_checked_by_range_and_rules() -> None:
-    from jungle_agents import AgentSpecError, make_agent
-
-    with pytest.raises(AgentSpecError, match="contempt"):
-        make_agent("azero:contempt=1", DARK)
-    with pytest.raises(AgentSpecError, match="contempt"):
-        make_agent("azero:contempt=0.1", CLASSIC)
-    agent = make_agent("azero:simulations=4,contempt=0.1", DARK)
-    assert "contempt=0.1" in agent.name
-    assert agent.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
 
 
 def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
