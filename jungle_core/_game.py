@@ -24,7 +24,7 @@ from jungle_core._moves import (
     mask_outcomes,
     outcome,
     position_key,
-    was_listed,
+    vouched,
 )
 from jungle_core._notation import describe_action
 from jungle_core._position_text import to_fen
@@ -252,9 +252,9 @@ def step(state: State, action: int, rng: np.random.Generator) -> State:
     """
     if type(action) is not int:
         action = _as_int(action, "an action")
-    if outcome(state) is not None:
-        _check_not_over(state, action)
-    if not was_listed(state, action):
+    if not vouched(state, action):
+        if outcome(state) is not None:
+            _check_not_over(state, action)
         _check(state, action)
     return apply(state, action, -1, rng)
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from jungle_core._codes import EMPTY, HIDDEN, HIDDEN_P0, HIDDEN_P1, NUM_CODES
 from jungle_core._rules import Rules
-from jungle_core._state import Outcome, Reason, State, next_state
+from jungle_core._state import LAYER_BITS, LAYER_MASK, Outcome, Reason, State, next_state
 from jungle_core._tables import LEAPERS, Tables, tables
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     "position_key",
     "settled_outcome",
     "stuck_outcome",
+    "vouched",
 ]
 
 _SQUARES = range(256)
@@ -77,32 +78,69 @@ def position_key(board: tuple[int, ...], to_move: int) -> int:
 
 
 def dark_legal(state: State) -> tuple[int, ...]:
-    """DARK's legal actions, ascending (reveals, then moves)."""
+    """DARK's legal actions, ascending (reveals, then moves).
+
+    Read off the state's bitboards: the face-down squares are the reveals (under
+    ``reveal="own"``, those of the mover's own face-down code), and each of the mover's
+    face-up pieces moves to every neighbour that no piece of its own holds (nor a
+    face-down piece, unless ``attack_face_down``): one lookup of
+    ``Tables.moves_by_window`` per piece. Where the rules forbid some attacks by rank
+    (``Tables.dark_rank_forbids``), a move onto an opposing piece is then checked against
+    ``Tables.dark_target_ok``, the battle rule's one statement.
+    """
     rules = state.rules
     t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
-    board = state.board
     me = state.to_move
-    moves_of = t.moves_of
+    bitboards = state.bitboards
+    down = bitboards >> 128
+    out: list[int] = []
+    if down:
+        if rules.reveal == "any":
+            bits = down
+            while bits:
+                low = bits & -bits
+                out.append(low.bit_length() - 1)
+                bits ^= low
+        else:
+            board = state.board
+            own_hidden = HIDDEN_P0 + me
+            bits = down
+            while bits:
+                low = bits & -bits
+                sq = low.bit_length() - 1
+                if board[sq] == own_hidden:
+                    out.append(sq)
+                bits ^= low
+    own = (bitboards >> (me << 6)) & LAYER_MASK
+    if not own:
+        return tuple(out)
+    pad = t.cols
+    blocked = (own if rules.attack_face_down else own | down) << pad
+    window = t.neighbour_window
+    by_window = t.moves_by_window
+    if not t.dark_rank_forbids:
+        while own:
+            low = own & -own
+            sq = low.bit_length() - 1
+            own ^= low
+            out += by_window[sq][(blocked >> sq) & window[sq]]
+        return tuple(out)
+    enemy = ((bitboards >> ((1 - me) << 6)) & LAYER_MASK) << pad
+    board = state.board
+    n = len(board)
+    step = t.step
     target_ok = t.dark_target_ok
-    reveal_any = rules.reveal == "any"
-    own_hidden = HIDDEN_P0 + me
-    lo = me * 8 + 1
-    hi = lo + 8
-    reveals: list[int] = []
-    moves: list[int] = []
-    # compress() skips the empty squares at C speed: most squares are empty.
-    for sq in compress(_SQUARES, board):
-        c = board[sq]
-        if c >= HIDDEN:
-            if reveal_any or c == own_hidden:
-                reveals.append(sq)
-        elif lo <= c < hi:
-            ok = target_ok[c]
-            for action, target in moves_of[sq]:
-                if ok[board[target]]:
-                    moves.append(action)
-    reveals.extend(moves)
-    return tuple(reveals)
+    while own:
+        low = own & -own
+        sq = low.bit_length() - 1
+        own ^= low
+        moves = by_window[sq][(blocked >> sq) & window[sq]]
+        if (enemy >> sq) & window[sq]:
+            ok = target_ok[board[sq]]
+            out += [a for a in moves if ok[board[step[a - n]]]]
+        else:
+            out += moves
+    return tuple(out)
 
 
 def classic_actions(board: tuple[int, ...], me: int, t: Tables) -> list[int]:
@@ -181,8 +219,10 @@ def landing(t: Tables, board: tuple[int, ...], sq: int, d: int) -> int:
 
 
 def _classic_legal(state: State) -> tuple[int, ...]:
-    moves = tuple(classic_actions(state.board, state.to_move, _tables(state.rules)))
-    if state.rules.repetition == "ban_third":
+    rules = state.rules
+    t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
+    moves = tuple(classic_actions(state.board, state.to_move, t))
+    if rules.repetition == "ban_third":
         return tuple(a for a in moves if _repetition_ok(state, a))
     return moves
 
@@ -219,11 +259,13 @@ def legal_actions(state: State) -> tuple[int, ...]:
     return result
 
 
-def was_listed(state: State, action: int) -> bool:
-    """True when ``action`` is among the legal actions last listed for this very state
-    (a cheap pre-check: False means only "not known", not "illegal")."""
-    cached = _last_legal
-    return cached[0] is state and action in cached[1]
+def vouched(state: State, action: int) -> bool:
+    """True when the one-entry caches know this very state to go on and ``action`` to be
+    among its legal actions (a cheap pre-check for :func:`jungle_core.step`: False means
+    only "not known", not "illegal" or "over")."""
+    known = _last_outcome
+    listed = _last_legal
+    return known[0] is state and known[1] is None and listed[0] is state and action in listed[1]
 
 
 def is_legal(state: State, action: int) -> bool:
@@ -320,10 +362,12 @@ def apply(
     me = state.to_move
     mask = state.face_down_mask
     in_play = state.in_play
+    bitboards = state.bitboards
     removed = False
     if action < n:
         if rng is not None:
             outcome_index = draw_outcome(state, action, rng)
+        bitboards ^= (LAYER_BITS[board[action]] ^ LAYER_BITS[outcome_index + 1]) << action
         board[action] = outcome_index + 1
         mask &= ~(1 << outcome_index)
     elif rules.variant == "dark":
@@ -331,13 +375,18 @@ def apply(
         sq = (action - n) >> 2
         target = t.step[action - n]
         p = board[sq]
-        q = board[target]
+        q = was = board[target]
         if q >= HIDDEN:
             if rng is not None:
                 outcome_index = draw_outcome(state, action, rng)
             mask &= ~(1 << outcome_index)
             q = outcome_index + 1
-        board[sq], board[target], gone = t.dark_effect[p * NUM_CODES + q]
+        left_on_source, left_on_target, gone = t.dark_effect[p * NUM_CODES + q]
+        board[sq] = left_on_source
+        board[target] = left_on_target
+        bitboards ^= (LAYER_BITS[p] ^ LAYER_BITS[left_on_source]) << sq ^ (
+            LAYER_BITS[was] ^ LAYER_BITS[left_on_target]
+        ) << target
         if gone:
             removed = True
             in_play &= ~gone
@@ -345,10 +394,12 @@ def apply(
         sq = (action - n) >> 2
         target = landing(_tables(rules), state.board, sq, (action - n) & 3)
         q = board[target]
+        p = board[sq]
         if q:
             removed = True
             in_play &= ~(1 << (q - 1))
-        board[target] = board[sq]
+        bitboards ^= LAYER_BITS[p] << sq ^ (LAYER_BITS[q] ^ LAYER_BITS[p]) << target
+        board[target] = p
         board[sq] = EMPTY
     b = tuple(board)
     history = state.history
@@ -364,6 +415,7 @@ def apply(
         state.ply + 1,
         history,
         in_play,
+        bitboards,
     )
 
 
@@ -381,23 +433,22 @@ def outcome(state: State) -> Outcome | None:
     >>> outcome(new_game()) is None
     True
     """
-    global _last_outcome
+    global _last_outcome, _last_legal
     cached = _last_outcome
     if cached[0] is state:
         return cached[1]
-    result = _outcome(state)
-    _last_outcome = (state, result)
-    return result
-
-
-def _outcome(state: State) -> Outcome | None:
     result = settled_outcome(state)
-    if (
-        result is None
-        and not (state.face_down_mask and state.rules.reveal == "any")
-        and not legal_actions(state)
-    ):
-        return stuck_outcome(state)
+    if result is None and not (state.face_down_mask and state.rules.reveal == "any"):
+        # The last rule needs the legal actions, which the caller usually asks for next.
+        listed = _last_legal
+        if listed[0] is state:
+            actions = listed[1]
+        else:
+            actions = dark_legal(state) if state.rules.variant == "dark" else _classic_legal(state)
+            _last_legal = (state, actions)
+        if not actions:
+            result = stuck_outcome(state)
+    _last_outcome = (state, result)
     return result
 
 
@@ -412,7 +463,8 @@ def settled_outcome(state: State) -> Outcome | None:
     rules = state.rules
     if rules.variant == "classic":
         board = state.board
-        dens = _tables(rules).dens
+        t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
+        dens = t.dens
         den = board[dens[1]]
         if 0 < den <= 8:
             return Outcome(0, Reason.DEN_ENTERED)

@@ -49,6 +49,25 @@ def _in_play_of(state: State) -> int:
     return mask
 
 
+LAYER_BITS = (0,) + (1,) * 8 + (1 << 64,) * 8 + (1 << 128,) * 3
+"""``LAYER_BITS[code]``: the bit of ``State.bitboards`` that a square holding ``code``
+sets, shifted by the square: layer 0 (bit ``sq``) for player 0's face-up pieces, layer 1
+(bit ``64 + sq``) for player 1's, layer 2 (bit ``128 + sq``) for face-down pieces. A
+square that changes from ``old`` to ``new`` changes the bitboards by
+``(LAYER_BITS[old] ^ LAYER_BITS[new]) << sq``."""
+
+LAYER_MASK = (1 << 64) - 1
+"""One layer of ``State.bitboards``: ``(bitboards >> 64 * layer) & LAYER_MASK``."""
+
+
+def _bitboards_of(state: State) -> int:
+    """The ``bitboards`` of a state built by its constructor (a scan of the board)."""
+    bits = 0
+    for sq, code in enumerate(state.board):
+        bits |= LAYER_BITS[code] << sq
+    return bits
+
+
 class Reason(enum.Enum):
     """Why a game ended."""
 
@@ -102,6 +121,11 @@ class State:
     - ``in_play`` (derived, not a constructor argument, not compared): bit
       ``owner * 8 + rank - 1`` is set for each piece still in the game, face up or face
       down; the end-of-game test reads it instead of scanning the board.
+    - ``bitboards`` (derived like ``in_play``): the board as three bitboards in one
+      int, bit ``64 * layer + sq`` set where player 0's face-up piece (layer 0), player
+      1's (layer 1) or a face-down piece (layer 2) stands (:data:`LAYER_BITS`). The
+      transition updates it with one XOR per changed square, and the DARK move
+      generator reads it instead of testing every neighbour of every piece.
 
     >>> from jungle_core import new_game
     >>> s = new_game()
@@ -118,6 +142,9 @@ class State:
     history: tuple[int, ...] = ()
     in_play: int = attrs.field(
         init=False, eq=False, default=attrs.Factory(_in_play_of, takes_self=True)
+    )
+    bitboards: int = attrs.field(
+        init=False, eq=False, default=attrs.Factory(_bitboards_of, takes_self=True)
     )
 
     @property
@@ -155,6 +182,7 @@ class _Unfrozen:
     ply: int
     history: tuple[int, ...]
     in_play: int
+    bitboards: int
     _attrs_cached_hash: int | None
 
 
@@ -167,8 +195,9 @@ def next_state(
     ply: int,
     history: tuple[int, ...],
     in_play: int,
+    bitboards: int,
 ) -> State:
-    """The core's own constructor, for a successor it has computed (``in_play`` included).
+    """The core's own constructor, for a successor it has computed (derived fields included).
 
     The transition function builds one state per ply, so this is the hot path: it fills
     the slots of an :class:`_Unfrozen` and turns it into a :class:`State` (one
@@ -180,7 +209,7 @@ def next_state(
 
     >>> from jungle_core import new_game
     >>> s = new_game()
-    >>> t = next_state(s.rules, s.board, 0, s.face_down_mask, 0, 0, (), s.in_play)
+    >>> t = next_state(s.rules, s.board, 0, s.face_down_mask, 0, 0, (), s.in_play, s.bitboards)
     >>> type(t) is State, t == s, hash(t) == hash(s), t.in_play == s.in_play
     (True, True, True, True)
     """
@@ -193,6 +222,7 @@ def next_state(
     state.ply = ply
     state.history = history
     state.in_play = in_play
+    state.bitboards = bitboards
     state._attrs_cached_hash = None
     state.__class__ = State  # type: ignore[assignment]
     return state  # type: ignore[return-value]

@@ -82,6 +82,15 @@ class Tables:
       (only a Rat swims, a Tiger or Lion leaps, nobody enters their own den) is decided
       here once; :func:`jungle_core._moves.classic_actions` adds the board. Empty for
       DARK.
+    - ``neighbour_window[sq]``: the bits of ``sq``'s on-board neighbours in the window
+      ``(bitboard << cols) >> sq`` of a bitboard (bit ``t - sq + cols`` for neighbour
+      ``t``; the shift by ``cols`` keeps the row above at bit 0 and up).
+    - ``moves_by_window[sq]``: for each subset of ``neighbour_window[sq]`` (the
+      neighbours a piece on ``sq`` may not enter), the move actions to the other
+      neighbours, ascending. The DARK move generator reads one entry per piece.
+    - ``dark_rank_forbids``: DARK: some face-up piece may not attack some opposing
+      face-up piece (``weaker_attack`` or ``equal_rank`` ``"forbidden"``), so a move
+      onto an opponent needs ``dark_target_ok``.
     """
 
     rows: int
@@ -98,6 +107,9 @@ class Tables:
     dark_target_ok: tuple[tuple[bool, ...], ...]
     dark_effect: tuple[tuple[int, int, int], ...]
     classic_candidates: tuple[tuple[tuple[ClassicCandidate, ...], ...], ...]
+    neighbour_window: tuple[int, ...]
+    moves_by_window: tuple[dict[int, tuple[int, ...]], ...] = attrs.field(eq=False)
+    dark_rank_forbids: bool
 
 
 _DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
@@ -152,6 +164,28 @@ def _classic_candidates(
         by_code.append(tuple(per_square))
     by_code.extend([((),) * n] * (NUM_CODES - 17))
     return tuple(by_code)
+
+
+def _window_tables(
+    n: int, cols: int, moves_of: tuple[tuple[tuple[int, int], ...], ...]
+) -> tuple[tuple[int, ...], tuple[dict[int, tuple[int, ...]], ...]]:
+    """``Tables.neighbour_window`` and ``Tables.moves_by_window`` of a board."""
+    windows = []
+    by_window = []
+    for sq in range(n):
+        bits = [1 << (target - sq + cols) for _, target in moves_of[sq]]
+        windows.append(sum(bits))
+        by_window.append(_subsets(bits, [action for action, _ in moves_of[sq]]))
+    return tuple(windows), tuple(by_window)
+
+
+def _subsets(bits: list[int], actions: list[int]) -> dict[int, tuple[int, ...]]:
+    """For each subset of ``bits`` (blocked landings), the actions whose bit is not in it."""
+    table = {}
+    for subset in range(1 << len(bits)):
+        blocked = sum(bit for i, bit in enumerate(bits) if subset >> i & 1)
+        table[blocked] = tuple(a for i, a in enumerate(actions) if not subset >> i & 1)
+    return table
 
 
 def _battle_table(rules: Rules) -> tuple[int, ...]:
@@ -259,7 +293,16 @@ def tables(rules: Rules) -> Tables:
         for p in range(NUM_CODES)
     )
     classic = rules.variant == "classic"
+    neighbour_window, moves_by_window = _window_tables(n, cols, moves_of)
     return Tables(
+        neighbour_window=neighbour_window,
+        moves_by_window=moves_by_window,
+        dark_rank_forbids=any(
+            battle[p * NUM_CODES + q] == BattleResult.FORBIDDEN
+            for p in range(1, 17)
+            for q in range(1, 17)
+            if (p - 1) >> 3 != (q - 1) >> 3
+        ),
         classic_candidates=(
             _classic_candidates(n, step, water, trap_of, den_of, jump, battle)
             if classic

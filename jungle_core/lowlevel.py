@@ -21,7 +21,10 @@ are stated once, here, and a search asks instead of restating them.
   Rat in a leap's way;
   :func:`landing`: where a move lands; ``tables(rules).dark_effect``: what a DARK move
   leaves behind.
-- :func:`next_state`: the core's constructor for a computed successor.
+- :func:`next_state`: the core's constructor for a computed successor;
+  :data:`LAYER_BITS` / :data:`LAYER_MASK`: the layout of a state's derived
+  ``bitboards`` (each player's face-up pieces, the face-down pieces), for a generator
+  that reads pieces by the bit instead of scanning the board.
 - :func:`settled_outcome`: :func:`jungle_core.outcome` but for its last rule (the mover
   without a legal action), which :func:`stuck_outcome` states, for a search that
   generates the moves anyway.
@@ -62,7 +65,7 @@ from jungle_core._moves import (
     settled_outcome,
     stuck_outcome,
 )
-from jungle_core._state import next_state
+from jungle_core._state import LAYER_BITS, LAYER_MASK, next_state
 from jungle_core._tables import BattleResult, Tables, tables
 
 __all__ = [
@@ -71,6 +74,8 @@ __all__ = [
     "HIDDEN_OWNED",
     "HIDDEN_P0",
     "HIDDEN_P1",
+    "LAYER_BITS",
+    "LAYER_MASK",
     "NUM_CODES",
     "BattleResult",
     "Tables",

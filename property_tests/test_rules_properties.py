@@ -123,13 +123,20 @@ def test_no_function_changes_its_input(name: str, data: st.DataObject) -> None:
 
 @family
 @given(data=st.data())
-def test_in_play_matches_the_board(name: str, data: st.DataObject) -> None:
-    """The derived ``in_play`` mask the transition carries forward equals a fresh count."""
+def test_derived_fields_match_the_board(name: str, data: st.DataObject) -> None:
+    """The derived ``in_play`` mask and ``bitboards`` the transition carries forward equal
+    the constructor's and a fresh reading of the board."""
     for state in data.draw(games(name)):
         rebuilt = State(*fields(state))  # type: ignore[arg-type]  # the constructor, on purpose
         assert state.in_play == rebuilt.in_play
+        assert state.bitboards == rebuilt.bitboards
         for owner in (0, 1):
             assert bin(state.in_play >> (8 * owner) & 0xFF).count("1") == pieces(state, owner)
+        layers = [0, 0, 0]
+        for sq, code in enumerate(state.board):
+            if code:
+                layers[2 if code > 16 else (code - 1) >> 3] |= 1 << sq
+        assert state.bitboards == layers[0] | layers[1] << 64 | layers[2] << 128
 
 
 @family

@@ -120,6 +120,27 @@ def test_cannot_move_onto_own_piece_or_off_the_board() -> None:
         step(state, off_board, rng)
 
 
+def test_moves_in_a_corner_among_own_pieces_and_next_to_a_face_down_piece() -> None:
+    """The move generator reads bitboards: each piece's neighbours that its own pieces
+    hold are blocked (a1 boxed in by a2 and b1), the board's edges end the board, and a
+    face-down neighbour is a target exactly when ``attack_face_down``."""
+    picture = """
+        . . . . . . . e
+        . . . . . . . .
+        . . . . . . . .
+        . . . . . . . .
+        . . . . . . . .
+        C . . . . . . .
+        R T . . . . W ?
+        """
+    moves = ["b1-b2", "b1-c1", "g1-g2", "g1-f1", "g1xh1", "a2-a3", "a2-b2"]
+    state = position(picture, face_down="- d")
+    assert [action_to_str(state, a) for a in legal_actions(state)] == ["?h1", *moves]
+    shy = position(picture, attrs.evolve(DARK, attack_face_down=False), face_down="- d")
+    moves.remove("g1xh1")
+    assert [action_to_str(shy, a) for a in legal_actions(shy)] == ["?h1", *moves]
+
+
 def test_reveal_any_face_down_piece_exact_distribution() -> None:
     state = position(
         """
