@@ -228,7 +228,7 @@ class Kernel:
 
     def _dark_bits(self, board: jax.Array, player: jax.Array, padded: jax.Array) -> jax.Array:
         """``uint32[N]``: bit ``d`` set when the move in direction ``d`` is legal, bit
-        ``_REVEAL`` when revealing the square is (mirrors ``_game._dark_legal``)."""
+        ``_REVEAL`` when revealing the square is (mirrors ``_moves.dark_legal``)."""
         codes = board.astype(jnp.uint32)
         bits = self.t.reveal_bits
         reveal_bits = jnp.where(player == 0, jnp.uint32(bits[0]), jnp.uint32(bits[1]))
@@ -241,7 +241,7 @@ class Kernel:
 
     def _classic_dirs(self, board: jax.Array, player: jax.Array, padded: jax.Array) -> jax.Array:
         """``uint32[N]``, bit ``d`` set when the move in direction ``d`` is legal (mirrors
-        ``_classic_destination`` and ``_classic_can_enter``)."""
+        ``_moves.classic_actions`` and ``_moves.landing``)."""
         p = board.astype(jnp.int32)
         me = player
         rank = ((p - 1) & 7) + 1
@@ -292,7 +292,7 @@ class Kernel:
 
     def chance_bits(self, board: jax.Array, mask: jax.Array, action: jax.Array) -> jax.Array:
         """``int32[]``: the face-down bits ``action`` draws its outcome from; 0 when it
-        turns nothing face up (mirrors ``_chance_mask``; ``action`` must be in range)."""
+        turns nothing face up (mirrors ``_moves.chance_mask``; ``action`` must be in range)."""
         if not self.is_dark:
             return jnp.zeros((), jnp.int32)
         code = board[self._target(action)]
@@ -326,7 +326,7 @@ class Kernel:
     ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array, jax.Array, jax.Array]:
         """The next ``(padded, board, mask, player, since, ply)`` (``padded``: the new
         board as :meth:`padded` gives it) after a legal ``action`` whose
-        chance outcome (if it has one) is ``outcome`` (mirrors ``_game._apply``). When
+        chance outcome (if it has one) is ``outcome`` (mirrors ``_moves.apply``). When
         ``play`` is False the board comes back unchanged (the other values are the
         caller's to discard): the scatter then writes the squares' own codes back, which
         spares the caller a select over the whole board."""
@@ -395,7 +395,7 @@ class Kernel:
     ) -> tuple[jax.Array, jax.Array]:
         """``(over: bool[], winner: int32[])`` of a position, given the ``summary`` bits of
         :meth:`legal`; winner -1 for a draw or a game that goes on (mirrors
-        ``_game._outcome``, rule for rule and in its order)."""
+        ``_moves.outcome``, rule for rule and in its order)."""
         rules = self.rules
         b = board.astype(jnp.int32)
         has0 = ((mask & 0xFF) != 0) | (((summary >> _P0) & 1) != 0)
