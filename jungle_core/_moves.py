@@ -433,21 +433,17 @@ def outcome(state: State) -> Outcome | None:
     >>> outcome(new_game()) is None
     True
     """
-    global _last_outcome, _last_legal
+    global _last_outcome
     cached = _last_outcome
     if cached[0] is state:
         return cached[1]
     result = settled_outcome(state)
-    if result is None and not (state.face_down_mask and state.rules.reveal == "any"):
-        # The last rule needs the legal actions, which the caller usually asks for next.
-        listed = _last_legal
-        if listed[0] is state:
-            actions = listed[1]
-        else:
-            actions = dark_legal(state) if state.rules.variant == "dark" else _classic_legal(state)
-            _last_legal = (state, actions)
-        if not actions:
-            result = stuck_outcome(state)
+    if (
+        result is None
+        and not (state.face_down_mask and state.rules.reveal == "any")
+        and not legal_actions(state)
+    ):
+        result = stuck_outcome(state)
     _last_outcome = (state, result)
     return result
 
