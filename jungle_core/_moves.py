@@ -94,6 +94,10 @@ def dark_legal(state: State) -> tuple[int, ...]:
     bitboards = state.bitboards
     down = bitboards >> 128
     out: list[int] = []
+    # The near-copies below are on purpose: merged forms measured slower on the positions
+    # of random DARK games (µs a call, the same process): one reveal loop that tests
+    # ``reveal`` per square 1.42-1.67 against 1.23-1.25, one piece loop that tests
+    # ``dark_rank_forbids`` per piece 1.57-1.67 against 1.24-1.39.
     if down:
         if rules.reveal == "any":
             bits = down
