@@ -147,7 +147,9 @@ def dark_legal(state: State) -> tuple[int, ...]:
     return tuple(out)
 
 
-def classic_actions(board: tuple[int, ...], me: int, t: Tables) -> list[int]:
+def classic_actions(
+    board: tuple[int, ...], me: int, t: Tables, bitboards: int | None = None
+) -> list[int]:
     """CLASSIC's moves for player ``me``, ascending: the one statement of its move rule.
 
     SPEC §3: land steps one square; only a Rat enters water; a Tiger or Lion leaps a
@@ -158,22 +160,50 @@ def classic_actions(board: tuple[int, ...], me: int, t: Tables) -> list[int]:
     board: what stands on the landing square, and Rats in a leap's way. Repetition is not
     checked here (:func:`legal_actions` filters it under ``repetition='ban_third'``).
 
+    ``bitboards`` (``State.bitboards`` of the position; computed from ``board`` when
+    not given) finds the mover's pieces; a piece with no enemy on the squares its
+    candidates land on or leap over takes its moves from one lookup by the own pieces
+    there (``Tables.classic_clear``), the others test their candidates one by one.
+
     >>> from jungle_core import CLASSIC, new_game
     >>> classic_actions(new_game(CLASSIC).board, 0, tables(CLASSIC))[:2]   # a1 up, a1 right
     [64, 66]
     """
-    lo = me * 8 + 1
-    hi = lo + 8
+    if bitboards is None:
+        bitboards = board_bitboards(board)
+    own = (bitboards >> (me << 6)) & LAYER_MASK
+    enemy = (bitboards >> ((1 - me) << 6)) & LAYER_MASK
     candidates = t.classic_candidates
+    clear = t.classic_clear
     actions: list[int] = []
-    # compress() skips the empty squares at C speed: most squares are empty.
-    for sq in compress(_SQUARES, board):
+    pieces = own
+    while pieces:
+        low = pieces & -pieces
+        sq = low.bit_length() - 1
+        pieces ^= low
         c = board[sq]
-        if lo <= c < hi:
+        squares, by_own = clear[c][sq]
+        if enemy & squares:
             for action, target, ok, crossed in candidates[c][sq]:
                 if ok[board[target]] and not (crossed and leap_blocked(board, crossed)):
                     actions.append(action)
+        else:
+            actions += by_own[own & squares]
     return actions
+
+
+def board_bitboards(board: tuple[int, ...]) -> int:
+    """``State.bitboards`` of a board: its pieces as three bitboards in one int.
+
+    >>> from jungle_core import CLASSIC, new_game
+    >>> s = new_game(CLASSIC)
+    >>> board_bitboards(s.board) == s.bitboards
+    True
+    """
+    bits = 0
+    for sq in compress(_SQUARES, board):
+        bits |= LAYER_BITS[board[sq]] << sq
+    return bits
 
 
 def leap_blocked(board: tuple[int, ...], crossed: tuple[int, ...]) -> bool:
@@ -225,7 +255,7 @@ def landing(t: Tables, board: tuple[int, ...], sq: int, d: int) -> int:
 def _classic_legal(state: State) -> tuple[int, ...]:
     rules = state.rules
     t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
-    moves = tuple(classic_actions(state.board, state.to_move, t))
+    moves = tuple(classic_actions(state.board, state.to_move, t, state.bitboards))
     if rules.repetition == "ban_third":
         return tuple(a for a in moves if _repetition_ok(state, a))
     return moves

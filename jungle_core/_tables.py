@@ -82,6 +82,13 @@ class Tables:
       (only a Rat swims, a Tiger or Lion leaps, nobody enters their own den) is decided
       here once; :func:`jungle_core._moves.classic_actions` adds the board. Empty for
       DARK.
+    - ``classic_clear[code][sq]``: CLASSIC: ``(squares, by_own)``: the bits of every
+      landing and crossed water square of ``classic_candidates[code][sq]``, and for
+      each subset of them that the mover's own pieces hold, the actions still legal
+      when no enemy piece stands on any of them (an own piece on a landing blocks it,
+      an own Rat in the water blocks the leap, an empty landing is always allowed). The
+      generator reads one entry per piece and tests the candidates one by one only for
+      a piece next to an enemy (or an enemy Rat in its leap).
     - ``neighbour_window[sq]``: the bits of ``sq``'s on-board neighbours in the window
       ``(bitboard << cols) >> sq`` of a bitboard (bit ``t - sq + cols`` for neighbour
       ``t``; the shift by ``cols`` keeps the row above at bit 0 and up).
@@ -107,6 +114,9 @@ class Tables:
     dark_target_ok: tuple[tuple[bool, ...], ...]
     dark_effect: tuple[tuple[int, int, int], ...]
     classic_candidates: tuple[tuple[tuple[ClassicCandidate, ...], ...], ...]
+    classic_clear: tuple[tuple[tuple[int, dict[int, tuple[int, ...]]], ...], ...] = attrs.field(
+        eq=False
+    )
     neighbour_window: tuple[int, ...]
     moves_by_window: tuple[dict[int, tuple[int, ...]], ...] = attrs.field(eq=False)
     dark_rank_forbids: bool
@@ -163,6 +173,28 @@ def _classic_candidates(
             per_square.append(tuple(moves))
         by_code.append(tuple(per_square))
     by_code.extend([((),) * n] * (NUM_CODES - 17))
+    return tuple(by_code)
+
+
+def _classic_clear(
+    candidates: tuple[tuple[tuple[ClassicCandidate, ...], ...], ...],
+) -> tuple[tuple[tuple[int, dict[int, tuple[int, ...]]], ...], ...]:
+    """``Tables.classic_clear`` from ``Tables.classic_candidates``."""
+    by_code = []
+    for per_square in candidates:
+        entries = []
+        for moves in per_square:
+            bits = sorted({1 << sq for _, target, _, crossed in moves for sq in (target, *crossed)})
+            table = {}
+            for subset in range(1 << len(bits)):
+                own = sum(bit for i, bit in enumerate(bits) if subset >> i & 1)
+                table[own] = tuple(
+                    action
+                    for action, target, _, crossed in moves
+                    if not own & (1 << target) and not any(own & (1 << w) for w in crossed)
+                )
+            entries.append((sum(bits), table))
+        by_code.append(tuple(entries))
     return tuple(by_code)
 
 
@@ -293,6 +325,11 @@ def tables(rules: Rules) -> Tables:
         for p in range(NUM_CODES)
     )
     classic = rules.variant == "classic"
+    candidates = (
+        _classic_candidates(n, step, water, trap_of, den_of, jump, battle)
+        if classic
+        else ((),) * NUM_CODES
+    )
     neighbour_window, moves_by_window = _window_tables(n, cols, moves_of)
     return Tables(
         neighbour_window=neighbour_window,
@@ -303,11 +340,8 @@ def tables(rules: Rules) -> Tables:
             for q in range(1, 17)
             if (p - 1) >> 3 != (q - 1) >> 3
         ),
-        classic_candidates=(
-            _classic_candidates(n, step, water, trap_of, den_of, jump, battle)
-            if classic
-            else ((),) * NUM_CODES
-        ),
+        classic_candidates=candidates,
+        classic_clear=_classic_clear(candidates),
         dark_effect=_dark_effect_table(battle),
         rows=rows,
         cols=cols,

@@ -382,3 +382,27 @@ def test_classic_observation_planes() -> None:
     assert obs[0, 3, 19] == 1.0 and obs[8, 3, 20] == 1.0
     assert obs[:, :, 21].max() == 0.0
     assert observation(play(new_game(CLASSIC), "a1-a2"))[:, :, 21].min() == 1.0
+
+
+def test_the_generator_reads_the_board_alone_or_its_bitboards_alike() -> None:
+    """``classic_actions`` given a state's bitboards and given its board alone (the
+    bitboards computed from it) list the same moves as ``legal_actions``, along random
+    games in which pieces meet, block each other and swim in the way of leaps."""
+    from jungle_core._moves import board_bitboards, classic_actions
+    from jungle_core._tables import tables
+
+    t = tables(CLASSIC)
+    rng = np.random.default_rng(3)
+    seen = 0
+    for game in range(12):
+        state = new_game(CLASSIC, seed=game)
+        while outcome(state) is None:
+            actions = legal_actions(state)
+            assert board_bitboards(state.board) == state.bitboards
+            for me in (0, 1):
+                alone = classic_actions(state.board, me, t)
+                assert alone == classic_actions(state.board, me, t, state.bitboards)
+            assert tuple(classic_actions(state.board, state.to_move, t)) == actions
+            state = step(state, actions[int(rng.integers(len(actions)))], rng)
+            seen += 1
+    assert seen > 1000
