@@ -49,6 +49,9 @@ value, so a piece left hanging, or turned up beside a stronger enemy, reads as l
 ``pb_c`` (DARK): PUCT's exploration constant ``c1`` (mctx's 1.25; measured in the
 README); ``pb_c_face_down`` (DARK): the ``c1`` of the decisions taken while some piece
 is still face down (the chance phase; 0: ``pb_c``), ``pb_c`` then serving the rest;
+``face_down_simulations``: the simulations of the decisions taken while some piece is
+still face down (0: ``simulations``; those searches cost several times less per
+simulation than the face-up middlegame's, measured in the README);
 ``contempt`` (DARK, in [0, 1)): a draw is worth ``-contempt`` to the agent inside its
 search, and each searched position loses that much in proportion to the no-removal
 clock (:attr:`SearchConfig.contempt`; the Minimax agent's ``contempt`` on the search's
@@ -310,6 +313,7 @@ class AZeroAgent:
         pb_c: float = 1.25,
         pb_c_face_down: float = 0.0,
         contempt: float = 0.0,
+        face_down_simulations: int = 0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -332,6 +336,11 @@ class AZeroAgent:
         if pb_c_face_down < 0:
             raise ValueError(f"pb_c_face_down must be > 0 (or 0: pb_c), not {pb_c_face_down}")
         self._pb_c_face_down = float(pb_c_face_down) or self._pb_c
+        if face_down_simulations < 0:
+            raise ValueError(
+                f"face_down_simulations must be >= 1 (or 0: simulations), not "
+                f"{face_down_simulations}"
+            )
         if not 0.0 <= contempt < 1.0:
             raise ValueError(f"contempt must be in [0, 1), not {contempt}")
         if contempt and not rules.is_dark:
@@ -377,10 +386,12 @@ class AZeroAgent:
         if time > 0:
             self.simulations = self._calibrate(time)
             self._search = self._compile(self.simulations, self._pb_c)
+        self.face_down_simulations = face_down_simulations or self.simulations
+        """Simulations of the decisions taken while some piece is face down."""
         self._search_face_down = (
             self._search
-            if self._pb_c_face_down == self._pb_c
-            else self._compile(self.simulations, self._pb_c_face_down)
+            if self._pb_c_face_down == self._pb_c and self.face_down_simulations == self.simulations
+            else self._compile(self.face_down_simulations, self._pb_c_face_down)
         )
         label = f"path={path}" if path else ""
         label += ("," if label else "") + (
@@ -395,6 +406,7 @@ class AZeroAgent:
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
         label += f",contempt={contempt:g}" if contempt else ""
+        label += f",face_down_simulations={face_down_simulations}" if face_down_simulations else ""
         label += ",leaf_tables=1" if leaf_tables else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""

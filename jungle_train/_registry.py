@@ -136,6 +136,12 @@ def register_azero() -> None:
                 "DARK: PUCT's c1 for the decisions taken while some piece is face down "
                 "(0: pb_c); pb_c serves the rest of the game",
             ),
+            "face_down_simulations": Param(
+                int,
+                0,
+                "search simulations of the decisions taken while some piece is face down "
+                "(0: simulations)",
+            ),
             "contempt": Param(
                 float,
                 0.0,

@@ -802,19 +802,23 @@ def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
     assert np.asarray(plain._evaluate(None, states).value) == pytest.approx([0.0, 0.0])
 
 
-def test_pb_c_face_down_serves_the_decisions_while_a_piece_is_face_down() -> None:
-    """``pb_c_face_down`` compiles a second search with that exploration constant; the
-    agent asks it while some piece is face down and the ``pb_c`` one after (every piece
-    face up); without it there is one search."""
+@pytest.mark.parametrize("knob", ["pb_c_face_down=2.5", "face_down_simulations=16"])
+def test_face_down_knobs_serve_the_decisions_while_a_piece_is_face_down(knob: str) -> None:
+    """``pb_c_face_down`` (an exploration constant) and ``face_down_simulations`` each
+    compile a second search; the agent asks it while some piece is face down and the
+    first one after (every piece face up); without them there is one search."""
     from jungle_agents import AgentSpecError, make_agent
 
-    with pytest.raises(AgentSpecError, match="pb_c_face_down"):
-        make_agent("azero:pb_c_face_down=-1", DARK)
+    name = knob.split("=", maxsplit=1)[0]
+    with pytest.raises(AgentSpecError, match=name):
+        make_agent(f"azero:{name}=-1", DARK)
     plain = make_agent("azero:simulations=8", DARK)
     assert isinstance(plain, AZeroAgent) and plain._search_face_down is plain._search
-    agent = make_agent("azero:simulations=8,pb_c_face_down=2.5,endgame=0", DARK)
-    assert isinstance(agent, AZeroAgent) and "pb_c_face_down=2.5" in agent.name
+    assert plain.face_down_simulations == 8
+    agent = make_agent(f"azero:simulations=8,{knob},endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and knob in agent.name
     assert agent._search_face_down is not agent._search
+    assert agent.face_down_simulations == (16 if name == "face_down_simulations" else 8)
     asked: list[str] = []
 
     def spy(name: str, search: Any) -> Any:
