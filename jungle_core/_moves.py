@@ -425,10 +425,11 @@ def apply(
             removed = True
             in_play &= ~gone
     else:
+        t = _hot_tables if rules is _hot_rules and _hot_tables else _tables(rules)
         sq = (action - n) >> 2
-        target = landing(_tables(rules), state.board, sq, (action - n) & 3)
-        q = board[target]
         p = board[sq]
+        target = t.classic_landing[p][action - n]
+        q = board[target]
         if q:
             removed = True
             in_play &= ~(1 << (q - 1))

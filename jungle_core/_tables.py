@@ -82,6 +82,9 @@ class Tables:
       (only a Rat swims, a Tiger or Lion leaps, nobody enters their own den) is decided
       here once; :func:`jungle_core._moves.classic_actions` adds the board. Empty for
       DARK.
+    - ``classic_landing[code][sq * 4 + d]``: CLASSIC: where the piece ``code`` on ``sq``
+      moving in direction ``d`` lands (a Tiger or Lion facing water: across it), or -1
+      off the board; the transition's one lookup. Empty for DARK.
     - ``classic_clear[code][sq]``: CLASSIC: ``(squares, by_own)``: the bits of every
       landing and crossed water square of ``classic_candidates[code][sq]``, and for
       each subset of them that the mover's own pieces hold, the actions still legal
@@ -114,6 +117,7 @@ class Tables:
     dark_target_ok: tuple[tuple[bool, ...], ...]
     dark_effect: tuple[tuple[int, int, int], ...]
     classic_candidates: tuple[tuple[tuple[ClassicCandidate, ...], ...], ...]
+    classic_landing: tuple[tuple[int, ...], ...]
     classic_clear: tuple[tuple[tuple[int, dict[int, tuple[int, ...]]], ...], ...] = attrs.field(
         eq=False
     )
@@ -341,6 +345,21 @@ def tables(rules: Rules) -> Tables:
             if (p - 1) >> 3 != (q - 1) >> 3
         ),
         classic_candidates=candidates,
+        classic_landing=tuple(
+            tuple(
+                leap[0]
+                if classic
+                and 0 <= (target := step[m]) < n
+                and water[target]
+                and ((code - 1) & 7) + 1 in LEAPERS
+                and (leap := jump[m]) is not None
+                else step[m]
+                for m in range(4 * n)
+            )
+            if classic and 1 <= code <= 16
+            else ()
+            for code in range(NUM_CODES)
+        ),
         classic_clear=_classic_clear(candidates),
         dark_effect=_dark_effect_table(battle),
         rows=rows,
