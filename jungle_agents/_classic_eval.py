@@ -129,7 +129,8 @@ def classic_moves(state: State) -> list[int]:
     >>> sorted(classic_moves(new_game(CLASSIC))) == list(legal_actions(new_game(CLASSIC)))
     True
     """
-    return classic_actions(state.board, state.to_move, _ClassicTables.of(state.rules).tables)
+    tables = _ClassicTables.of(state.rules).tables
+    return classic_actions(state.board, state.to_move, tables, state.bitboards)
 
 
 class ClassicEvaluator:

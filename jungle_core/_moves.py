@@ -228,9 +228,10 @@ def classic_moves(board: tuple[int, ...], me: int, t: Tables) -> Iterator[tuple[
     (64, 0, 7)
     """
     n = len(board)
+    to = t.classic_landing
     for action in classic_actions(board, me, t):
         sq = (action - n) >> 2
-        yield action, sq, landing(t, board, sq, (action - n) & 3)
+        yield action, sq, to[board[sq]][action - n]
 
 
 def landing(t: Tables, board: tuple[int, ...], sq: int, d: int) -> int:
