@@ -50,8 +50,7 @@ value, so a piece left hanging, or turned up beside a stronger enemy, reads as l
 README); ``pb_c_face_down`` (DARK): the ``c1`` of the decisions taken while some piece
 is still face down (the chance phase; 0: ``pb_c``), ``pb_c`` then serving the rest;
 ``face_down_simulations``: the simulations of the decisions taken while some piece is
-still face down (0: ``simulations``; those searches cost several times less per
-simulation than the face-up middlegame's, measured in the README);
+still face down (0: ``simulations``; twice as many measured no better, README);
 ``contempt`` (DARK, in [0, 1)): a draw is worth ``-contempt`` to the agent inside its
 search, and each searched position loses that much in proportion to the no-removal
 clock (:attr:`SearchConfig.contempt`; the Minimax agent's ``contempt`` on the search's
