@@ -19,6 +19,8 @@ With ``--batch B``: a batch of ``B`` games (the positions after 20 to 120 random
 searched at once, as self-play does, vectorized (one mctx search over the batch) against
 sequential (``lax.map`` over the games; ``SearchConfig.batching``), with the agent's
 search otherwise; it prints the median seconds per batched search and decisions a second.
+``--batching vectorized`` times the vectorized search alone (for a large batch on a GPU,
+where the sequential reference would search thousands of games one after another).
 
 Positions: seeded random play, after 20, 60 and 120 plies (restarted when a game ends).
 For each simulation count and variant it prints the median seconds per search over
@@ -64,6 +66,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch", type=int, default=0, help="games searched at once")
+    parser.add_argument(
+        "--batching",
+        default="vectorized,sequential",
+        help="--batch: the batchings timed (a large batch on a GPU: vectorized alone; "
+        "the sequential reference searches the games one after another)",
+    )
     parser.add_argument("--train", default="", help="azero training configs to time")
     parser.add_argument("--rounds", type=int, default=2, help="--train: rounds timed")
     args = parser.parse_args()
@@ -152,7 +160,8 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
     for simulations in [int(x) for x in args.simulations.split(",")]:
         times: dict[str, list[float]] = {}
         searches = {}
-        for batching in ("vectorized", "sequential"):
+        chosen = [b for b in args.batching.split(",") if b]
+        for batching in chosen:
             search_config = SearchConfig(
                 simulations=simulations, afterstate="parent", batching=batching
             )
@@ -167,7 +176,7 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
                 begin = time.perf_counter()
                 search(params, jax.random.key(repeat), batch).action.block_until_ready()
                 times[batching].append(time.perf_counter() - begin)
-        reference = statistics.median(times["vectorized"])
+        reference = statistics.median(times[chosen[0]])
         for batching, measured in times.items():
             median = statistics.median(measured)
             print(
