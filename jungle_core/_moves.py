@@ -14,14 +14,21 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from itertools import compress
 
 import numpy as np
 
 from jungle_core._codes import EMPTY, HIDDEN, HIDDEN_P0, HIDDEN_P1, NUM_CODES
 from jungle_core._rules import Rules
-from jungle_core._state import LAYER_BITS, LAYER_MASK, Outcome, Reason, State, next_state
-from jungle_core._tables import LEAPERS, Tables, tables
+from jungle_core._state import (
+    LAYER_BITS,
+    LAYER_MASK,
+    Outcome,
+    Reason,
+    State,
+    board_bitboards,
+    next_state,
+)
+from jungle_core._tables import Tables, tables
 
 __all__ = [
     "apply",
@@ -41,7 +48,6 @@ __all__ = [
     "vouched",
 ]
 
-_SQUARES = range(256)
 _RATS = (1, 9)
 
 
@@ -192,20 +198,6 @@ def classic_actions(
     return actions
 
 
-def board_bitboards(board: tuple[int, ...]) -> int:
-    """``State.bitboards`` of a board: its pieces as three bitboards in one int.
-
-    >>> from jungle_core import CLASSIC, new_game
-    >>> s = new_game(CLASSIC)
-    >>> board_bitboards(s.board) == s.bitboards
-    True
-    """
-    bits = 0
-    for sq in compress(_SQUARES, board):
-        bits |= LAYER_BITS[board[sq]] << sq
-    return bits
-
-
 def leap_blocked(board: tuple[int, ...], crossed: tuple[int, ...]) -> bool:
     """True when a Rat (either side's) swims on one of the water squares a leap crosses.
 
@@ -244,13 +236,8 @@ def landing(t: Tables, board: tuple[int, ...], sq: int, d: int) -> int:
     >>> landing(tables(CLASSIC), new_game(CLASSIC).board, 0, 1)   # a1 up: a2
     7
     """
-    target = t.step[sq * 4 + d]
-    if target >= 0 and t.water[target]:
-        code = board[sq]
-        leap = t.jump[sq * 4 + d]
-        if leap is not None and code and ((code - 1) & 7) + 1 in LEAPERS:
-            return leap[0]
-    return target
+    by_move = t.classic_landing[board[sq]]  # empty for DARK and for an empty square
+    return by_move[sq * 4 + d] if by_move else t.step[sq * 4 + d]
 
 
 def _classic_legal(state: State) -> tuple[int, ...]:

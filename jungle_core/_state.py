@@ -7,6 +7,7 @@ square ``row * cols + col``.
 from __future__ import annotations
 
 import enum
+from itertools import compress
 
 import attrs
 
@@ -56,16 +57,30 @@ sets, shifted by the square: layer 0 (bit ``sq``) for player 0's face-up pieces,
 square that changes from ``old`` to ``new`` changes the bitboards by
 ``(LAYER_BITS[old] ^ LAYER_BITS[new]) << sq``."""
 
+_SQUARES = range(256)
+
 LAYER_MASK = (1 << 64) - 1
 """One layer of ``State.bitboards``: ``(bitboards >> 64 * layer) & LAYER_MASK``."""
 
 
-def _bitboards_of(state: State) -> int:
-    """The ``bitboards`` of a state built by its constructor (a scan of the board)."""
+def board_bitboards(board: tuple[int, ...]) -> int:
+    """``State.bitboards`` of a board: its pieces as three bitboards in one int (a scan
+    of the board; the transition updates a successor's by XOR instead).
+
+    >>> from jungle_core import CLASSIC, new_game
+    >>> s = new_game(CLASSIC)
+    >>> board_bitboards(s.board) == s.bitboards
+    True
+    """
     bits = 0
-    for sq, code in enumerate(state.board):
-        bits |= LAYER_BITS[code] << sq
+    for sq in compress(_SQUARES, board):  # compress() skips the empty squares at C speed
+        bits |= LAYER_BITS[board[sq]] << sq
     return bits
+
+
+def _bitboards_of(state: State) -> int:
+    """The ``bitboards`` of a state built by its constructor."""
+    return board_bitboards(state.board)
 
 
 class Reason(enum.Enum):

@@ -388,7 +388,8 @@ def test_the_generator_reads_the_board_alone_or_its_bitboards_alike() -> None:
     """``classic_actions`` given a state's bitboards and given its board alone (the
     bitboards computed from it) list the same moves as ``legal_actions``, along random
     games in which pieces meet, block each other and swim in the way of leaps."""
-    from jungle_core._moves import board_bitboards, classic_actions
+    from jungle_core._moves import classic_actions
+    from jungle_core._state import board_bitboards
     from jungle_core._tables import tables
 
     t = tables(CLASSIC)
