@@ -84,7 +84,7 @@ class Tables:
       DARK.
     - ``classic_landing[code][sq * 4 + d]``: CLASSIC: where the piece ``code`` on ``sq``
       moving in direction ``d`` lands (a Tiger or Lion facing water: across it), or -1
-      off the board; the transition's one lookup. Empty for DARK.
+      off the board; what the transition and ``landing`` read. Empty for DARK.
     - ``classic_clear[code][sq]``: CLASSIC: ``(squares, by_own)``: the bits of every
       landing and crossed water square of ``classic_candidates[code][sq]``, and for
       each subset of them that the mover's own pieces hold, the actions still legal
