@@ -26,12 +26,13 @@ from jungle_agents._classic_eval import ClassicEvaluator, ClassicWeights, classi
 from jungle_agents._dark_eval import DarkEvaluator, DarkWeights
 from jungle_agents._evaluations import register_evaluation
 from jungle_agents._minimax import MinimaxAgent
-from jungle_agents._search import WIN, SearchConfig, Searcher, SearchInfo
+from jungle_agents._search import MAX_DEPTH, WIN, SearchConfig, Searcher, SearchInfo
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent, greedy_heuristic
 
 register_builtin_agents()
 
 __all__ = [
+    "MAX_DEPTH",
     "WIN",
     "Agent",
     "AgentFactory",

@@ -51,6 +51,9 @@ README); ``pb_c_face_down`` (DARK): the ``c1`` of the decisions taken while some
 is still face down (the chance phase; 0: ``pb_c``), ``pb_c`` then serving the rest;
 ``face_down_simulations``: the simulations of the decisions taken while some piece is
 still face down (0: ``simulations``; twice as many measured no better, README);
+``face_down_minimax`` (DARK, seconds; 0: off): the decisions taken while some piece is
+still face down are the Minimax agent's (:mod:`jungle_agents`, its defaults, deepening
+for that long), the search's after (measured in the README);
 ``contempt`` (DARK, in [0, 1)): a draw is worth ``-contempt`` to the agent inside its
 search, and each searched position loses that much in proportion to the no-removal
 clock (:attr:`SearchConfig.contempt`; the Minimax agent's ``contempt`` on the search's
@@ -81,6 +84,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from jungle_agents import MAX_DEPTH, MinimaxAgent
+from jungle_agents import SearchConfig as MinimaxConfig
 from jungle_agents.endgame import EndgameTables, supported
 from jungle_core import (
     CLASSIC,
@@ -313,6 +318,7 @@ class AZeroAgent:
         pb_c_face_down: float = 0.0,
         contempt: float = 0.0,
         face_down_simulations: int = 0,
+        face_down_minimax: float = 0.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -340,6 +346,16 @@ class AZeroAgent:
                 f"face_down_simulations must be >= 1 (or 0: simulations), not "
                 f"{face_down_simulations}"
             )
+        if face_down_minimax < 0:
+            raise ValueError(f"face_down_minimax must be >= 0 seconds, not {face_down_minimax}")
+        if face_down_minimax and not rules.is_dark:
+            raise ValueError(f"face_down_minimax is for DARK rules, not {rules.name}")
+        self._minimax = (
+            MinimaxAgent(rules, MinimaxConfig(depth=MAX_DEPTH, time=float(face_down_minimax)))
+            if face_down_minimax
+            else None
+        )
+        """Plays the decisions taken while some piece is face down, when set."""
         if not 0.0 <= contempt < 1.0:
             raise ValueError(f"contempt must be in [0, 1), not {contempt}")
         if contempt and not rules.is_dark:
@@ -406,6 +422,7 @@ class AZeroAgent:
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
         label += f",contempt={contempt:g}" if contempt else ""
         label += f",face_down_simulations={face_down_simulations}" if face_down_simulations else ""
+        label += f",face_down_minimax={face_down_minimax:g}" if face_down_minimax else ""
         label += ",leaf_tables=1" if leaf_tables else ""
         label += f",endgame={endgame}" if endgame != 3 else ""
         label += f",heuristic={heuristic:g}" if heuristic >= 0 else ""
@@ -521,7 +538,10 @@ class AZeroAgent:
         Where the endgame tables cover ``state`` (every piece face up, at most
         ``endgame`` pieces; :mod:`jungle_agents.endgame`) the action is one that keeps
         the exact value: a fastest win outright, else the search's choice among the
-        drawing (or slowest losing) actions, by its visit weights."""
+        drawing (or slowest losing) actions, by its visit weights. With
+        ``face_down_minimax``, the Minimax agent decides while some piece is face down."""
+        if self._minimax is not None and state.face_down_mask:
+            return self._minimax.act(state, rng)
         best = self._endgame.best_actions(state) if self._endgame is not None else None
         if best is not None and len(best) == 1:
             return best[0]

@@ -142,6 +142,12 @@ def register_azero() -> None:
                 "search simulations of the decisions taken while some piece is face down "
                 "(0: simulations)",
             ),
+            "face_down_minimax": Param(
+                float,
+                0.0,
+                "DARK: seconds of the Minimax agent (its defaults, deepening) that decides "
+                "while some piece is face down, the search deciding after (0: off)",
+            ),
             "contempt": Param(
                 float,
                 0.0,

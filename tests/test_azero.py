@@ -839,6 +839,42 @@ def test_face_down_knobs_serve_the_decisions_while_a_piece_is_face_down(knob: st
     assert asked == ["face_down", "face_up"]
 
 
+def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
+    """``face_down_minimax=T``: the Minimax agent (deepening for ``T`` seconds) plays the
+    decisions taken while some piece is face down, the search the ones after; the knob is
+    checked (not negative, DARK only) and named in the agent's name."""
+    from jungle_agents import AgentSpecError, MinimaxAgent, make_agent
+
+    with pytest.raises(AgentSpecError, match="face_down_minimax"):
+        make_agent("azero:face_down_minimax=-1", DARK)
+    with pytest.raises(AgentSpecError, match="DARK"):
+        make_agent("azero:face_down_minimax=0.1", CLASSIC)
+    assert make_agent("azero:simulations=8", DARK)._minimax is None  # type: ignore[attr-defined]
+    agent = make_agent("azero:simulations=8,face_down_minimax=0.02,endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and "face_down_minimax=0.02" in agent.name
+    assert isinstance(agent._minimax, MinimaxAgent)
+    assert agent._minimax.config.time == 0.02
+    asked: list[str] = []
+    minimax_act, search = agent._minimax.act, agent._search
+
+    def by_minimax(state: Any, rng: Any) -> int:
+        asked.append("minimax")
+        return minimax_act(state, rng)
+
+    def by_search(*args: Any) -> Any:
+        asked.append("search")
+        return search(*args)
+
+    agent._minimax.act = by_minimax  # type: ignore[method-assign]
+    agent._search = by_search
+    rng = np.random.default_rng(0)
+    start = new_game()
+    assert agent.act(start, rng) in legal_actions(start)
+    face_up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
+    assert agent.act(face_up, rng) in legal_actions(face_up)
+    assert asked == ["minimax", "search"]
+
+
 @pytest.mark.parametrize(
     ("material", "covered", "single"),
     [
