@@ -43,6 +43,9 @@ cannot remove every enemy piece keeps only a tenth of a lead in the hand-made va
 a DQN prior on DARK, every leaf of the search with at most three pieces, all face up,
 takes its exact value from the endgame tables
 (:mod:`jungle_train._endgame_leaves`; about 90 s and 180 MB to build, once per process);
+``greedy``: with a DQN prior on DARK, while some piece is face down, that weight (0..1)
+of SPEC §7's Greedy heuristic (both sides' H, :meth:`jungle_train._jax_greedy.JaxGreedy.balance`,
+through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
 ``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
 immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
@@ -245,17 +248,18 @@ def _searcher(
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
     ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
-    covering, exact, capture)`` (``hunting``: the hunt weight is above 0, so the
+    covering, exact, capture, greedy)`` (``hunting``: the hunt weight is above 0, so the
     evaluation computes the term; ``covering``: the ``cover`` adjustment of the hand-made
     value is on; ``exact``: the endgame tables value the leaves they hold; ``capture``:
-    the share of the mover's immediate capture gain in the hand-made value) or
+    the share of the mover's immediate capture gain in the hand-made value; ``greedy``:
+    the weight of the Greedy heuristic in it while pieces are face down) or
     ``("hand",)``."""
     env = make(rules)
     evaluate: Any
     if model[0] == "hand":
         evaluate = functools.partial(hand_evaluation, env)
     elif model[0] == "dqn":
-        dqn_config, hunting, covering, exact, capture = model[1:6]
+        dqn_config, hunting, covering, exact, capture, greedy = model[1:7]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
             dqn_prior_evaluation,
@@ -267,6 +271,7 @@ def _searcher(
             covering=covering,
             exact=exact,
             capture=capture,
+            greedy=greedy,
         )
     else:
         network = build_network(rules, model[1], model[2])
@@ -319,6 +324,7 @@ class AZeroAgent:
         contempt: float = 0.0,
         face_down_simulations: int = 0,
         face_down_minimax: float = 0.0,
+        greedy: float = 0.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -363,6 +369,8 @@ class AZeroAgent:
         self._contempt = float(contempt)
         if not 0.0 <= capture <= 1.0:
             raise ValueError(f"capture must be in [0, 1], not {capture}")
+        if not 0.0 <= greedy <= 1.0:
+            raise ValueError(f"greedy must be in [0, 1], not {greedy}")
         if endgame not in (0, 2, 3, 4):
             raise ValueError(f"endgame must be 0 (off), 2, 3 or 4 pieces, not {endgame}")
         self._endgame = EndgameTables(endgame) if endgame and supported(rules) else None
@@ -377,11 +385,18 @@ class AZeroAgent:
             if leaf_tables and not supported(rules):  # whether or not ``endgame`` is on
                 raise ValueError(f"leaf_tables: the endgame tables do not solve {rules.name}")
             self._init_dqn(
-                source, heuristic, tau, hunt, bool(cover), bool(leaf_tables), float(capture)
+                source,
+                heuristic,
+                tau,
+                hunt,
+                bool(cover),
+                bool(leaf_tables),
+                float(capture),
+                float(greedy),
             )
-        elif cover or leaf_tables or capture:
+        elif cover or leaf_tables or capture or greedy:
             raise ValueError(
-                "cover, leaf_tables and capture adjust the leaf values of prior=dqn only"
+                "cover, leaf_tables, capture and greedy adjust the leaf values of prior=dqn only"
             )
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
@@ -417,6 +432,7 @@ class AZeroAgent:
         label += f",hunt={hunt:g}" if hunt else ""
         label += ",cover=1" if cover else ""
         label += f",capture={capture:g}" if capture else ""
+        label += f",greedy={greedy:g}" if greedy else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
@@ -482,6 +498,7 @@ class AZeroAgent:
         cover: bool,
         exact: bool,
         capture: float = 0.0,
+        greedy: float = 0.0,
     ) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
@@ -492,7 +509,7 @@ class AZeroAgent:
         self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(hunt))
         if exact:
             self.params = (*self.params, packed_leaf_tables(self.rules))
-        self._model = ("dqn", dqn_config, hunt > 0, cover, exact, capture)
+        self._model = ("dqn", dqn_config, hunt > 0, cover, exact, capture, greedy)
         self._depth = 0
         self._considered = 16
 

@@ -45,6 +45,7 @@ from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
 from jungle_train._board import potential, present
 from jungle_train._endgame_leaves import exact_value
+from jungle_train._jax_greedy import JaxGreedy
 from jungle_train._learned import coordinate_planes, square_distances
 from jungle_train._qnets import ShiftConv
 
@@ -371,6 +372,11 @@ def winnable(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Arra
     return jnp.all(removable | ~theirs)
 
 
+GREEDY_SCALE = 300.0
+"""With ``greedy``, the scale of the Greedy balance in the leaf value: a piece worth 50
+changes the balance by about 45 (H counts the opponent's material at 0.8), about 0.15
+through ``tanh(· / 300)``, near a piece's share of the material balance."""
+
 DRAWN_SHARE = 0.1
 """With ``cover``, the share of a positive value kept by a side that cannot win
 (:func:`winnable`): enough to prefer more material among drawn positions, not enough
@@ -452,6 +458,7 @@ def dqn_prior_evaluation(
     covering: bool = False,
     exact: bool = False,
     capture: float = 0.0,
+    greedy: float = 0.0,
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
     network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``, plus the
@@ -473,7 +480,13 @@ def dqn_prior_evaluation(
     ``hunting=False`` (static) leaves :func:`hunt` out of the trace altogether, the hunt
     weight unread: the search evaluates at every chance expansion, and a traced weight
     of 0 would still compute it. ``covering`` (static): :func:`heuristic_value`'s
-    ``cover``; ``capture`` (static): its ``capture`` share. ``exact`` (static): a
+    ``cover``; ``capture`` (static): its ``capture`` share. ``greedy`` (static): while
+    some piece is face down, that weight times ``tanh(B / GREEDY_SCALE)`` joins the
+    hand-made value, ``B`` SPEC §7's Greedy heuristic H of the mover less the other
+    side's, halved (:meth:`jungle_train._jax_greedy.JaxGreedy.balance`: material with the
+    face-down sets, position, mobility, and the safety of adjacent pairs, face-down
+    neighbours included), so the chance phase's leaves see which pieces stand exposed.
+    ``exact`` (static): a
     position the tables hold (every piece face up, at most three) takes their exact
     result as its value and afterstate values, whatever the mix
     (:func:`jungle_train._endgame_leaves.exact_value`).
@@ -486,6 +499,11 @@ def dqn_prior_evaluation(
         heuristic_value, env.rules, hunt_weight=hunt_weight, cover=covering, capture=capture
     )
     balance = jax.vmap(hand)(states, states.current_player)
+    if greedy:
+        scored = jax.vmap(JaxGreedy(env).balance)(states)
+        balance = balance + jnp.where(
+            states.face_down_mask != 0, greedy * jnp.tanh(scored / GREEDY_SCALE), 0.0
+        )
     best = jnp.max(jnp.where(legal, q, -jnp.inf), axis=-1)
     best = jnp.where(jnp.any(legal, axis=-1), best, 0.0)
     value = weight * balance + (1.0 - weight) * jnp.clip(best / win_reward, -1.0, 1.0)

@@ -454,6 +454,25 @@ class JaxGreedy:
         delta = jnp.concatenate([reveals, jnp.stack(moves, axis=1).reshape(-1)])
         return h, delta
 
+    def balance(self, state: JaxState) -> jax.Array:
+        """``float32[]``: half of H for the player to move minus H for the other player,
+        the same position scored from both sides (H weighs the opponent's material by
+        0.8, so H alone is not zero-sum; this is: it changes sign with the mover). One
+        game; ``jax.vmap`` for a batch.
+
+        >>> from jungle_core import DARK, from_fen
+        >>> from jungle_core.jax_env import make
+        >>> env = make(DARK)
+        >>> s = env.from_state(from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -"))
+        >>> greedy = JaxGreedy(env)
+        >>> mine = float(jax.jit(greedy.balance)(s))
+        >>> theirs = float(jax.jit(greedy.balance)(s.replace(current_player=jnp.int32(1))))
+        >>> mine > 0, mine == -theirs
+        (True, True)
+        """
+        other = state.replace(current_player=1 - state.current_player)
+        return 0.5 * (self._parts(state)[0] - self._parts(other)[0])
+
     def action_values(self, state: JaxState) -> jax.Array:
         """``float32[A]``: the pure :meth:`jungle_agents.GreedyAgent.action_values` of
         every legal action (the expected H of its result, for the player to move), and

@@ -142,6 +142,13 @@ def register_azero() -> None:
                 "search simulations of the decisions taken while some piece is face down "
                 "(0: simulations)",
             ),
+            "greedy": Param(
+                float,
+                0.0,
+                "DQN prior, DARK: weight (0..1) of SPEC 7's Greedy heuristic (both sides, "
+                "with the safety of adjacent pairs) in the hand-made leaf value while some "
+                "piece is face down (0: off)",
+            ),
             "face_down_minimax": Param(
                 float,
                 0.0,

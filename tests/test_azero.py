@@ -25,6 +25,7 @@ from jungle_core import (
     outcome,
     parse_action,
     step,
+    step_outcome,
     to_fen,
 )
 from jungle_core.jax_env import JaxState, make
@@ -837,6 +838,48 @@ def test_face_down_knobs_serve_the_decisions_while_a_piece_is_face_down(knob: st
     assert not face_up.face_down_mask
     assert agent.act(face_up, rng) in legal_actions(face_up)
     assert asked == ["face_down", "face_up"]
+
+
+def test_greedy_joins_the_leaf_value_while_a_piece_is_face_down() -> None:
+    """``greedy=w``: while some piece is face down, ``w · tanh(B / GREEDY_SCALE)`` (``B``
+    the Greedy balance of the mover) joins the hand-made value and the afterstate values
+    of a DQN prior's evaluation; with every piece face up nothing changes. The knob is
+    checked (0..1, a DQN prior only)."""
+    from jungle_agents import AgentSpecError, make_agent
+    from jungle_train._azero_agent import dqn_functions, load_dqn
+    from jungle_train._azero_net import GREEDY_SCALE, dqn_prior_evaluation
+    from jungle_train._jax_greedy import JaxGreedy
+    from jungle_train._learned import shipped_checkpoint
+
+    with pytest.raises(AgentSpecError, match="greedy"):
+        make_agent("azero:greedy=2", DARK)
+    with pytest.raises(AgentSpecError, match="greedy"):
+        make_agent("azero:prior=hand,greedy=0.5", DARK)
+    env = make(DARK)
+    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
+    q_network, observe_one = dqn_functions(env, config)
+    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    down = step_outcome(step_outcome(new_game(), 1, 4), 2, 13)  # b1 a Leopard, c1 a Tiger
+    up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
+    assert down.face_down_mask and not up.face_down_mask
+    one = [env.from_state(s) for s in (down, up)]
+    states = jax.tree.map(lambda *x: jnp.stack(x), *one)
+
+    def evaluate(greedy: float) -> Any:
+        return dqn_prior_evaluation(
+            env, q_network, observe_one, config.win_reward, params, states,
+            hunting=False, greedy=greedy,
+        )  # fmt: skip
+
+    plain, mixed = evaluate(0.0), evaluate(0.5)
+    scored = np.asarray(jax.vmap(JaxGreedy(env).balance)(states))
+    assert scored[0] != 0.0
+    term = np.array([0.5 * np.tanh(scored[0] / GREEDY_SCALE), 0.0])
+    assert np.asarray(mixed.value) == pytest.approx(np.asarray(plain.value) + term, abs=1e-5)
+    assert np.asarray(mixed.afterstate) == pytest.approx(
+        np.asarray(plain.afterstate) + term[:, None], abs=1e-5
+    )
+    assert np.asarray(mixed.logits) == pytest.approx(np.asarray(plain.logits))
 
 
 def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
