@@ -46,6 +46,9 @@ takes its exact value from the endgame tables
 ``greedy``: with a DQN prior on DARK, while some piece is face down, that weight (0..1)
 of SPEC §7's Greedy heuristic (both sides' H, :meth:`jungle_train._jax_greedy.JaxGreedy.balance`,
 through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
+``potential``: with a DQN prior, the weight of the difference of SPEC §7's shaping
+potentials in the hand-made value (:data:`jungle_train._azero_net.POTENTIAL_WEIGHT`, 0.01,
+by default; measured in the README);
 ``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
 immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
@@ -103,6 +106,7 @@ from jungle_core import (
 )
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._azero_net import (
+    POTENTIAL_WEIGHT,
     PolicyValueNetwork,
     blended_evaluation,
     classic_piece_squares,
@@ -248,18 +252,19 @@ def _searcher(
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
     ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
-    covering, exact, capture, greedy)`` (``hunting``: the hunt weight is above 0, so the
+    covering, exact, capture, greedy, potential)`` (``hunting``: the hunt weight is above 0, so the
     evaluation computes the term; ``covering``: the ``cover`` adjustment of the hand-made
     value is on; ``exact``: the endgame tables value the leaves they hold; ``capture``:
     the share of the mover's immediate capture gain in the hand-made value; ``greedy``:
-    the weight of the Greedy heuristic in it while pieces are face down) or
+    the weight of the Greedy heuristic in it while pieces are face down; ``potential``:
+    the weight of the shaping potentials' difference in it) or
     ``("hand",)``."""
     env = make(rules)
     evaluate: Any
     if model[0] == "hand":
         evaluate = functools.partial(hand_evaluation, env)
     elif model[0] == "dqn":
-        dqn_config, hunting, covering, exact, capture, greedy = model[1:7]
+        dqn_config, hunting, covering, exact, capture, greedy, potential = model[1:8]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
             dqn_prior_evaluation,
@@ -272,6 +277,7 @@ def _searcher(
             exact=exact,
             capture=capture,
             greedy=greedy,
+            potential_weight=potential,
         )
     else:
         network = build_network(rules, model[1], model[2])
@@ -325,6 +331,7 @@ class AZeroAgent:
         face_down_simulations: int = 0,
         face_down_minimax: float = 0.0,
         greedy: float = 0.0,
+        potential: float = POTENTIAL_WEIGHT,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -371,6 +378,8 @@ class AZeroAgent:
             raise ValueError(f"capture must be in [0, 1], not {capture}")
         if not 0.0 <= greedy <= 1.0:
             raise ValueError(f"greedy must be in [0, 1], not {greedy}")
+        if potential < 0:
+            raise ValueError(f"potential must be >= 0, not {potential}")
         if endgame not in (0, 2, 3, 4):
             raise ValueError(f"endgame must be 0 (off), 2, 3 or 4 pieces, not {endgame}")
         self._endgame = EndgameTables(endgame) if endgame and supported(rules) else None
@@ -393,10 +402,12 @@ class AZeroAgent:
                 bool(leaf_tables),
                 float(capture),
                 float(greedy),
+                float(potential),
             )
-        elif cover or leaf_tables or capture or greedy:
+        elif cover or leaf_tables or capture or greedy or potential != POTENTIAL_WEIGHT:
             raise ValueError(
-                "cover, leaf_tables, capture and greedy adjust the leaf values of prior=dqn only"
+                "cover, leaf_tables, capture, greedy and potential adjust the leaf values of "
+                "prior=dqn only"
             )
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
@@ -433,6 +444,7 @@ class AZeroAgent:
         label += ",cover=1" if cover else ""
         label += f",capture={capture:g}" if capture else ""
         label += f",greedy={greedy:g}" if greedy else ""
+        label += f",potential={potential:g}" if potential != POTENTIAL_WEIGHT else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
@@ -499,6 +511,7 @@ class AZeroAgent:
         exact: bool,
         capture: float = 0.0,
         greedy: float = 0.0,
+        potential: float = POTENTIAL_WEIGHT,
     ) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
@@ -509,7 +522,7 @@ class AZeroAgent:
         self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(hunt))
         if exact:
             self.params = (*self.params, packed_leaf_tables(self.rules))
-        self._model = ("dqn", dqn_config, hunt > 0, cover, exact, capture, greedy)
+        self._model = ("dqn", dqn_config, hunt > 0, cover, exact, capture, greedy, potential)
         self._depth = 0
         self._considered = 16
 

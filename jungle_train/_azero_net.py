@@ -390,9 +390,11 @@ def heuristic_value(
     hunt_weight: jax.Array | float = 0.0,
     cover: bool = False,
     capture: float = 0.0,
+    potential_weight: float = POTENTIAL_WEIGHT,
 ) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in about [-1, 1]:
-    the :func:`material_balance` plus :data:`POTENTIAL_WEIGHT` times the difference of
+    the :func:`material_balance` plus ``potential_weight`` (:data:`POTENTIAL_WEIGHT`
+    unless given) times the difference of
     the two players' SPEC §7 shaping potentials (Opp − Threat: pieces near enemies they
     can take count for, near enemies that can take them against;
     :func:`jungle_train._board.potential`), which points the search at the enemy's
@@ -413,7 +415,7 @@ def heuristic_value(
     mine = potential(state, player, rules)
     theirs = potential(state, 1 - player, rules)
     balance = material_balance(state, player)
-    value = balance + POTENTIAL_WEIGHT * (mine - theirs)
+    value = balance + potential_weight * (mine - theirs)
     if not (isinstance(hunt_weight, float) and hunt_weight == 0.0):
         # the side ahead in material is pulled toward the enemies it can remove
         chase = jnp.where(balance > 0, hunt(rules, state, player), 0.0)
@@ -459,6 +461,7 @@ def dqn_prior_evaluation(
     exact: bool = False,
     capture: float = 0.0,
     greedy: float = 0.0,
+    potential_weight: float = POTENTIAL_WEIGHT,
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
     network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``, plus the
@@ -486,7 +489,8 @@ def dqn_prior_evaluation(
     side's, halved (:meth:`jungle_train._jax_greedy.JaxGreedy.balance`: material with the
     face-down sets, position, mobility, and the safety of adjacent pairs, face-down
     neighbours included), so the chance phase's leaves see which pieces stand exposed.
-    ``exact`` (static): a
+    ``potential_weight`` (static): the weight of the shaping potentials' difference in
+    the hand-made value (:func:`heuristic_value`'s). ``exact`` (static): a
     position the tables hold (every piece face up, at most three) takes their exact
     result as its value and afterstate values, whatever the mix
     (:func:`jungle_train._endgame_leaves.exact_value`).
@@ -496,7 +500,12 @@ def dqn_prior_evaluation(
     q = q_network(q_params, jax.vmap(observe)(states))
     legal = states.legal_action_mask
     hand = functools.partial(
-        heuristic_value, env.rules, hunt_weight=hunt_weight, cover=covering, capture=capture
+        heuristic_value,
+        env.rules,
+        hunt_weight=hunt_weight,
+        cover=covering,
+        capture=capture,
+        potential_weight=potential_weight,
     )
     balance = jax.vmap(hand)(states, states.current_player)
     if greedy:

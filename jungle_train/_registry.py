@@ -149,6 +149,13 @@ def register_azero() -> None:
                 "with the safety of adjacent pairs) in the hand-made leaf value while some "
                 "piece is face down (0: off)",
             ),
+            "potential": Param(
+                float,
+                0.01,
+                "DQN prior: weight of the difference of SPEC 7's shaping potentials (pieces "
+                "near enemies they can take, minus near enemies that can take them) in the "
+                "hand-made leaf value, beside the material balance",
+            ),
             "face_down_minimax": Param(
                 float,
                 0.0,

@@ -882,6 +882,54 @@ def test_greedy_joins_the_leaf_value_while_a_piece_is_face_down() -> None:
     assert np.asarray(mixed.logits) == pytest.approx(np.asarray(plain.logits))
 
 
+def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
+    """``potential=w``: the hand-made leaf value of a DQN prior's evaluation is the
+    material balance plus ``w`` times the difference of the two players' shaping
+    potentials (:data:`POTENTIAL_WEIGHT` by default), in the values and the afterstate
+    values alike; the prior's logits do not change. The knob is checked (not negative, a
+    DQN prior only) and named in the agent's name when it is not the default."""
+    from jungle_agents import AgentSpecError, make_agent
+    from jungle_train._azero_agent import dqn_functions, load_dqn
+    from jungle_train._azero_net import POTENTIAL_WEIGHT, dqn_prior_evaluation, material_balance
+    from jungle_train._board import potential
+    from jungle_train._learned import shipped_checkpoint
+
+    with pytest.raises(AgentSpecError, match="potential"):
+        make_agent("azero:potential=-0.1", DARK)
+    with pytest.raises(AgentSpecError, match="potential"):
+        make_agent("azero:prior=hand,potential=0.04", DARK)
+    env = make(DARK)
+    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
+    q_network, observe_one = dqn_functions(env, config)
+    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    down = step_outcome(step_outcome(new_game(), 1, 4), 2, 13)  # b1 a Leopard, c1 a Tiger
+    up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
+    one = [env.from_state(s) for s in (down, up)]
+    states = jax.tree.map(lambda *x: jnp.stack(x), *one)
+
+    def evaluate(**weight: float) -> Any:
+        return dqn_prior_evaluation(
+            env, q_network, observe_one, config.win_reward, params, states,
+            hunting=False, **weight,
+        )  # fmt: skip
+
+    plain, heavier = evaluate(), evaluate(potential_weight=0.04)
+    gap = np.array(
+        [float(potential(x, x.current_player) - potential(x, 1 - x.current_player)) for x in one]
+    )
+    assert gap[1] != 0.0
+    balance = np.array([float(material_balance(x, x.current_player)) for x in one])
+    assert np.asarray(plain.value) == pytest.approx(balance + POTENTIAL_WEIGHT * gap, abs=1e-5)
+    assert np.asarray(heavier.value) == pytest.approx(balance + 0.04 * gap, abs=1e-5)
+    assert np.asarray(heavier.afterstate) == pytest.approx(
+        np.asarray(plain.afterstate) + (0.04 - POTENTIAL_WEIGHT) * gap[:, None], abs=1e-5
+    )
+    assert np.asarray(heavier.logits) == pytest.approx(np.asarray(plain.logits))
+    agent = make_agent("azero:simulations=8,potential=0.04,endgame=0", DARK)
+    assert "potential=0.04" in agent.name
+    assert "potential" not in make_agent("azero:simulations=8,endgame=0", DARK).name
+
+
 def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
     """``face_down_minimax=T``: the Minimax agent (deepening for ``T`` seconds) plays the
     decisions taken while some piece is face down, the search the ones after; the knob is
