@@ -1,0 +1,155 @@
+"""How well the search's hand-made leaf value predicts DARK results, and with which weights.
+
+Replays arena games files and takes every position while some piece is face down (the
+chance phase) and every fourth after it, labelled by the result for the player to move
+(+1 a win, 0 a draw, -1 a loss). For each phase it prints
+
+- each feature's correlation with the result: the material balance
+  (:func:`jungle_train._azero_net.material_balance`), the difference of SPEC §7's shaping
+  potentials, the Greedy balance (``tanh(B / 300)``,
+  :meth:`jungle_train._jax_greedy.JaxGreedy.balance`) and the mover's best immediate
+  capture (:func:`jungle_train._azero_net.capture_gain`);
+- the mean squared error of ``tanh(a · (material + w · potentials))`` (``a`` fitted) for
+  several potential weights ``w``: the hand-made value (``w`` =
+  :data:`POTENTIAL_WEIGHT`) and the weight its leaf value would predict the results
+  best with (``azero:potential=w``);
+- the same error for a fitted ``tanh`` of all four features, five-fold cross-validated by
+  game, so that a feature that only fits noise shows no gain.
+
+Positions of one game are correlated, which is why the folds split by game.
+
+    .venv/bin/python benchmarks/leaf_fit.py docs/games/azero-2048-*minimax3*.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.scipy.optimize import minimize
+
+import jungle_core as jc
+from jungle_agents.arena import load_games
+from jungle_core.jax_env import JaxState, make
+from jungle_core.lowlevel import apply
+from jungle_train._azero_net import POTENTIAL_WEIGHT, capture_gain, material_balance
+from jungle_train._board import potential
+from jungle_train._jax_greedy import JaxGreedy
+
+FEATURES = ("material", "potentials", "greedy", "capture")
+WEIGHTS = (0.0, POTENTIAL_WEIGHT, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08)
+"""The potential weights whose error is printed."""
+
+
+def positions(paths: Sequence[str]) -> tuple[list[jc.State], np.ndarray, np.ndarray]:
+    """The sampled positions of the DARK games in ``paths``, their labels (``float32[N]``,
+    the result for the player to move) and their games' indices (``int64[N]``)."""
+    states: list[jc.State] = []
+    labels: list[float] = []
+    games: list[int] = []
+    index = 0
+    for path in paths:
+        for game in load_games(path)[1]:
+            record = game.record
+            if not record.rules.is_dark:
+                continue
+            state = jc.new_game(record.rules, seed=record.seed)
+            moves = zip(record.actions, record.outcomes, strict=True)
+            for ply, (action, chance) in enumerate(moves):
+                if state.face_down_mask or ply % 4 == 0:
+                    states.append(state)
+                    labels.append(2.0 * record.score(state.to_move) - 1.0)
+                    games.append(index)
+                state = apply(state, action, chance)
+            index += 1
+    return states, np.array(labels, np.float32), np.array(games)
+
+
+def features(states: Sequence[jc.State], batch: int = 512) -> np.ndarray:
+    """``float32[N, 5]``: :data:`FEATURES` of each position for the player to move, and
+    whether some piece is face down (1.0 or 0.0)."""
+    env = make(jc.DARK)
+    greedy = JaxGreedy(env)
+
+    def one(x: JaxState) -> jax.Array:
+        me = x.current_player
+        return jnp.stack(
+            [
+                material_balance(x, me),
+                potential(x, me, jc.DARK) - potential(x, 1 - me, jc.DARK),
+                jnp.tanh(greedy.balance(x) / 300.0),
+                capture_gain(jc.DARK, x),
+                (x.face_down_mask != 0).astype(jnp.float32),
+            ]
+        )
+
+    compute = jax.jit(jax.vmap(one))
+    out = []
+    for start in range(0, len(states), batch):
+        chunk = [env.from_state(s) for s in states[start : start + batch]]
+        chunk += [chunk[-1]] * (batch - len(chunk))  # one compiled shape
+        stacked = jax.tree.map(lambda *x: jnp.stack(x), *chunk)
+        out.append(np.asarray(compute(stacked)))
+    return np.concatenate(out)[: len(states)]
+
+
+def fit_tanh(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The weights ``w`` (``float64[K]``) of the least-squares fit ``y ≈ tanh(a @ w)``
+    (BFGS, :func:`jax.scipy.optimize.minimize`)."""
+    aa, yy = jnp.asarray(a), jnp.asarray(y)
+
+    def loss(w: jax.Array) -> jax.Array:
+        return jnp.mean((jnp.tanh(aa @ w) - yy) ** 2)
+
+    return np.asarray(minimize(loss, jnp.zeros(a.shape[1]), method="BFGS").x, np.float64)
+
+
+def tanh_error(a: np.ndarray, y: np.ndarray) -> float:
+    """The mean squared error of :func:`fit_tanh` on its own data."""
+    return float(np.mean((np.tanh(a @ fit_tanh(a, y)) - y) ** 2))
+
+
+def cross_validated(a: np.ndarray, y: np.ndarray, games: np.ndarray, folds: int = 5) -> float:
+    """The mean squared error of :func:`fit_tanh` on held-out games, ``folds``-fold."""
+    errors = []
+    for k in range(folds):
+        train, test = games % folds != k, games % folds == k
+        w = fit_tanh(a[train], y[train])
+        errors.append(float(np.mean((np.tanh(a[test] @ w) - y[test]) ** 2)))
+    return float(np.mean(errors))
+
+
+def main() -> None:
+    """Read the games, compute the features and print the tables."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("games", nargs="+", help="arena games files (JSON Lines)")
+    args = parser.parse_args()
+    states, y, games = positions(args.games)
+    if not states:
+        raise SystemExit("no DARK positions in those files")
+    x = features(states)
+    print(f"{games.max() + 1} games, {len(states)} positions")
+    for phase, chosen in (("chance phase", x[:, 4] > 0), ("all face up", x[:, 4] == 0)):
+        f, yy, gg = x[chosen, :4], y[chosen], games[chosen]
+        print(f"\n{phase}: {len(yy)} positions")
+        print("  correlation with the result:")
+        for i, name in enumerate(FEATURES):
+            print(f"    {name:<11}{np.corrcoef(f[:, i], yy)[0, 1]:+.3f}")
+        print("  tanh(a * (material + w * potentials)), a fitted: mean squared error")
+        for w in WEIGHTS:
+            error = tanh_error((f[:, 0] + w * f[:, 1])[:, None], yy)
+            mark = "  (the hand-made value)" if w == POTENTIAL_WEIGHT else ""
+            print(f"    w = {w:<6g}{error:.4f}{mark}")
+        weights = fit_tanh(f, yy)
+        print(
+            "  tanh of all four, fitted: held-out error "
+            f"{cross_validated(f, yy, gg):.4f}; weights "
+            + ", ".join(f"{n} {v:+.3f}" for n, v in zip(FEATURES, weights, strict=True))
+        )
+
+
+if __name__ == "__main__":
+    main()
