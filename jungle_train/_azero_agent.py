@@ -48,7 +48,9 @@ of SPEC §7's Greedy heuristic (both sides' H, :meth:`jungle_train._jax_greedy.J
 through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
 ``potential``: with a DQN prior, the weight of the difference of SPEC §7's shaping
 potentials in the hand-made value (:data:`jungle_train._azero_net.POTENTIAL_WEIGHT`, 0.01,
-by default; measured in the README);
+by default; measured in the README); ``potential_face_down`` (-1: ``potential``): that
+weight in the searches of the decisions taken while some piece is still face down
+(measured in the README);
 ``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
 immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
@@ -332,6 +334,7 @@ class AZeroAgent:
         face_down_minimax: float = 0.0,
         greedy: float = 0.0,
         potential: float = POTENTIAL_WEIGHT,
+        potential_face_down: float = -1.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -380,6 +383,10 @@ class AZeroAgent:
             raise ValueError(f"greedy must be in [0, 1], not {greedy}")
         if potential < 0:
             raise ValueError(f"potential must be >= 0, not {potential}")
+        if potential_face_down < 0 and potential_face_down != -1:
+            raise ValueError(
+                f"potential_face_down must be >= 0 (or -1: potential), not {potential_face_down}"
+            )
         if endgame not in (0, 2, 3, 4):
             raise ValueError(f"endgame must be 0 (off), 2, 3 or 4 pieces, not {endgame}")
         self._endgame = EndgameTables(endgame) if endgame and supported(rules) else None
@@ -404,10 +411,17 @@ class AZeroAgent:
                 float(greedy),
                 float(potential),
             )
-        elif cover or leaf_tables or capture or greedy or potential != POTENTIAL_WEIGHT:
+        elif (
+            cover
+            or leaf_tables
+            or capture
+            or greedy
+            or potential != POTENTIAL_WEIGHT
+            or potential_face_down != -1
+        ):
             raise ValueError(
-                "cover, leaf_tables, capture, greedy and potential adjust the leaf values of "
-                "prior=dqn only"
+                "cover, leaf_tables, capture, greedy, potential and potential_face_down adjust "
+                "the leaf values of prior=dqn only"
             )
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
@@ -429,10 +443,20 @@ class AZeroAgent:
             self._search = self._compile(self.simulations, self._pb_c)
         self.face_down_simulations = face_down_simulations or self.simulations
         """Simulations of the decisions taken while some piece is face down."""
+        self._model_face_down = (
+            (*self._model[:7], float(potential_face_down))
+            if self._model[0] == "dqn" and potential_face_down >= 0
+            else self._model
+        )
+        """The evaluation of the decisions taken while some piece is face down."""
         self._search_face_down = (
             self._search
-            if self._pb_c_face_down == self._pb_c and self.face_down_simulations == self.simulations
-            else self._compile(self.face_down_simulations, self._pb_c_face_down)
+            if self._pb_c_face_down == self._pb_c
+            and self.face_down_simulations == self.simulations
+            and self._model_face_down == self._model
+            else self._compile(
+                self.face_down_simulations, self._pb_c_face_down, self._model_face_down
+            )
         )
         label = f"path={path}" if path else ""
         label += ("," if label else "") + (
@@ -445,6 +469,7 @@ class AZeroAgent:
         label += f",capture={capture:g}" if capture else ""
         label += f",greedy={greedy:g}" if greedy else ""
         label += f",potential={potential:g}" if potential != POTENTIAL_WEIGHT else ""
+        label += f",potential_face_down={potential_face_down:g}" if potential_face_down >= 0 else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
@@ -527,7 +552,7 @@ class AZeroAgent:
         self._considered = 16
 
     def _compile(
-        self, simulations: int, pb_c: float
+        self, simulations: int, pb_c: float, model: tuple[Any, ...] | None = None
     ) -> Callable[[Any, jax.Array, JaxState], tuple[jax.Array, jax.Array]]:
         search_config = SearchConfig(
             simulations=simulations,
@@ -540,7 +565,7 @@ class AZeroAgent:
             contempt=self._contempt,
             slots=True,  # the same search on a narrower tree
         )
-        search = _searcher(self.rules, self._model, search_config)
+        search = _searcher(self.rules, self._model if model is None else model, search_config)
         start = self._batch(new_game(self.rules))
         search(self.params, jax.random.key(0), start)[0].block_until_ready()  # compile now
         return search

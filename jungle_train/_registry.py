@@ -156,6 +156,12 @@ def register_azero() -> None:
                 "near enemies they can take, minus near enemies that can take them) in the "
                 "hand-made leaf value, beside the material balance",
             ),
+            "potential_face_down": Param(
+                float,
+                -1.0,
+                "DQN prior: that weight of the shaping potentials in the searches of the "
+                "decisions taken while some piece is face down (-1: potential)",
+            ),
             "face_down_minimax": Param(
                 float,
                 0.0,

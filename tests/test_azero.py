@@ -930,6 +930,43 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
     assert "potential" not in make_agent("azero:simulations=8,endgame=0", DARK).name
 
 
+def test_potential_face_down_sets_the_weight_of_the_chance_phase_searches() -> None:
+    """``potential_face_down=w``: the decisions taken while some piece is face down use a
+    search whose evaluation weighs the shaping potentials by ``w``, the others the
+    ``potential`` one; the knob is checked (-1 or not negative, a DQN prior only) and
+    named in the agent's name."""
+    from jungle_agents import AgentSpecError, make_agent
+
+    with pytest.raises(AgentSpecError, match="potential_face_down"):
+        make_agent("azero:potential_face_down=-0.5", DARK)
+    with pytest.raises(AgentSpecError, match="potential_face_down"):
+        make_agent("azero:prior=hand,potential_face_down=0", DARK)
+    plain = make_agent("azero:simulations=8,endgame=0", DARK)
+    assert isinstance(plain, AZeroAgent)
+    assert plain._search_face_down is plain._search and "potential" not in plain.name
+    agent = make_agent("azero:simulations=8,potential_face_down=0,endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and "potential_face_down=0" in agent.name
+    assert agent._model[-1] == pytest.approx(0.01) and agent._model_face_down[-1] == 0.0
+    assert agent._model_face_down[:-1] == agent._model[:-1]
+    asked: list[str] = []
+    searches = {"face down": agent._search_face_down, "face up": agent._search}
+
+    def spy(name: str) -> Any:
+        def search(*args: Any) -> Any:
+            asked.append(name)
+            return searches[name](*args)
+
+        return search
+
+    agent._search_face_down, agent._search = spy("face down"), spy("face up")
+    rng = np.random.default_rng(0)
+    start = new_game()
+    assert agent.act(start, rng) in legal_actions(start)
+    face_up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
+    assert agent.act(face_up, rng) in legal_actions(face_up)
+    assert asked == ["face down", "face up"]
+
+
 def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
     """``face_down_minimax=T``: the Minimax agent (deepening for ``T`` seconds) plays the
     decisions taken while some piece is face down, the search the ones after; the knob is
