@@ -907,13 +907,13 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
     one = [env.from_state(s) for s in (down, up)]
     states = jax.tree.map(lambda *x: jnp.stack(x), *one)
 
-    def evaluate(**weight: float) -> Any:
+    def evaluate(weight: float) -> Any:
         return dqn_prior_evaluation(
             env, q_network, observe_one, config.win_reward, params, states,
-            hunting=False, **weight,
+            hunting=False, potential_weight=weight,
         )  # fmt: skip
 
-    plain, heavier = evaluate(), evaluate(potential_weight=0.04)
+    plain, heavier = evaluate(POTENTIAL_WEIGHT), evaluate(0.04)
     gap = np.array(
         [float(potential(x, x.current_player) - potential(x, 1 - x.current_player)) for x in one]
     )
