@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -840,39 +841,51 @@ def test_face_down_knobs_serve_the_decisions_while_a_piece_is_face_down(knob: st
     assert asked == ["face_down", "face_up"]
 
 
+def _shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
+    """The two positions the leaf-value tests score (b1 a Leopard and c1 a Tiger turned up,
+    the rest face down; every piece face up), and the shipped DQN prior's evaluation of
+    the pair (:func:`dqn_prior_evaluation`, hunt off), its static options as keywords."""
+    from jungle_train._azero_agent import dqn_functions, load_dqn
+    from jungle_train._azero_net import dqn_prior_evaluation
+    from jungle_train._learned import shipped_checkpoint
+
+    env = make(DARK)
+    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
+    q_network, observe_one = dqn_functions(env, config)
+    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    down = step_outcome(step_outcome(new_game(), 1, 4), 2, 13)
+    up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
+    assert down.face_down_mask and not up.face_down_mask
+    one = [env.from_state(s) for s in (down, up)]
+    states = jax.tree.map(lambda *x: jnp.stack(x), *one)
+
+    def evaluate(**options: Any) -> Any:
+        return dqn_prior_evaluation(
+            env, q_network, observe_one, config.win_reward, params, states,
+            hunting=False, **options,
+        )  # fmt: skip
+
+    return one, evaluate
+
+
 def test_greedy_joins_the_leaf_value_while_a_piece_is_face_down() -> None:
     """``greedy=w``: while some piece is face down, ``w · tanh(B / GREEDY_SCALE)`` (``B``
     the Greedy balance of the mover) joins the hand-made value and the afterstate values
     of a DQN prior's evaluation; with every piece face up nothing changes. The knob is
     checked (0..1, a DQN prior only)."""
     from jungle_agents import AgentSpecError, make_agent
-    from jungle_train._azero_agent import dqn_functions, load_dqn
-    from jungle_train._azero_net import GREEDY_SCALE, dqn_prior_evaluation
+    from jungle_train._azero_net import GREEDY_SCALE
     from jungle_train._jax_greedy import JaxGreedy
-    from jungle_train._learned import shipped_checkpoint
 
     with pytest.raises(AgentSpecError, match="greedy"):
         make_agent("azero:greedy=2", DARK)
     with pytest.raises(AgentSpecError, match="greedy"):
         make_agent("azero:prior=hand,greedy=0.5", DARK)
-    env = make(DARK)
-    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
-    q_network, observe_one = dqn_functions(env, config)
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
-    down = step_outcome(step_outcome(new_game(), 1, 4), 2, 13)  # b1 a Leopard, c1 a Tiger
-    up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
-    assert down.face_down_mask and not up.face_down_mask
-    one = [env.from_state(s) for s in (down, up)]
-    states = jax.tree.map(lambda *x: jnp.stack(x), *one)
-
-    def evaluate(greedy: float) -> Any:
-        return dqn_prior_evaluation(
-            env, q_network, observe_one, config.win_reward, params, states,
-            hunting=False, greedy=greedy,
-        )  # fmt: skip
-
-    plain, mixed = evaluate(0.0), evaluate(0.5)
-    scored = np.asarray(jax.vmap(JaxGreedy(env).balance)(states))
+    one, evaluate = _shipped_dqn_leaf_values()
+    plain, mixed = evaluate(greedy=0.0), evaluate(greedy=0.5)
+    greedy = JaxGreedy(make(DARK))
+    balance = jax.jit(greedy.balance)
+    scored = np.array([float(balance(x)) for x in one])
     assert scored[0] != 0.0
     term = np.array([0.5 * np.tanh(scored[0] / GREEDY_SCALE), 0.0])
     assert np.asarray(mixed.value) == pytest.approx(np.asarray(plain.value) + term, abs=1e-5)
@@ -889,31 +902,15 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
     values alike; the prior's logits do not change. The knob is checked (not negative, a
     DQN prior only) and named in the agent's name when it is not the default."""
     from jungle_agents import AgentSpecError, make_agent
-    from jungle_train._azero_agent import dqn_functions, load_dqn
-    from jungle_train._azero_net import POTENTIAL_WEIGHT, dqn_prior_evaluation, material_balance
+    from jungle_train._azero_net import POTENTIAL_WEIGHT, material_balance
     from jungle_train._board import potential
-    from jungle_train._learned import shipped_checkpoint
 
     with pytest.raises(AgentSpecError, match="potential"):
         make_agent("azero:potential=-0.1", DARK)
     with pytest.raises(AgentSpecError, match="potential"):
         make_agent("azero:prior=hand,potential=0.04", DARK)
-    env = make(DARK)
-    config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
-    q_network, observe_one = dqn_functions(env, config)
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
-    down = step_outcome(step_outcome(new_game(), 1, 4), 2, 13)  # b1 a Leopard, c1 a Tiger
-    up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
-    one = [env.from_state(s) for s in (down, up)]
-    states = jax.tree.map(lambda *x: jnp.stack(x), *one)
-
-    def evaluate(weight: float) -> Any:
-        return dqn_prior_evaluation(
-            env, q_network, observe_one, config.win_reward, params, states,
-            hunting=False, potential_weight=weight,
-        )  # fmt: skip
-
-    plain, heavier = evaluate(POTENTIAL_WEIGHT), evaluate(0.04)
+    one, evaluate = _shipped_dqn_leaf_values()
+    plain, heavier = evaluate(), evaluate(potential_weight=0.04)
     gap = np.array(
         [float(potential(x, x.current_player) - potential(x, 1 - x.current_player)) for x in one]
     )
@@ -925,9 +922,15 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
         np.asarray(plain.afterstate) + (0.04 - POTENTIAL_WEIGHT) * gap[:, None], abs=1e-5
     )
     assert np.asarray(heavier.logits) == pytest.approx(np.asarray(plain.logits))
-    agent = make_agent("azero:simulations=8,potential=0.04,endgame=0", DARK)
-    assert "potential=0.04" in agent.name
-    assert "potential" not in make_agent("azero:simulations=8,endgame=0", DARK).name
+    assert "potential=0.04" in make_agent("azero:simulations=8,potential=0.04,endgame=0", DARK).name
+
+
+def _act_in_both_phases(agent: AZeroAgent) -> None:
+    """One decision of ``agent`` with every piece face down (the start), then one with
+    every piece face up; each must be legal."""
+    rng = np.random.default_rng(0)
+    for state in (new_game(), from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")):
+        assert agent.act(state, rng) in legal_actions(state)
 
 
 def test_potential_face_down_sets_the_weight_of_the_chance_phase_searches() -> None:
@@ -959,11 +962,7 @@ def test_potential_face_down_sets_the_weight_of_the_chance_phase_searches() -> N
         return search
 
     agent._search_face_down, agent._search = spy("face down"), spy("face up")
-    rng = np.random.default_rng(0)
-    start = new_game()
-    assert agent.act(start, rng) in legal_actions(start)
-    face_up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
-    assert agent.act(face_up, rng) in legal_actions(face_up)
+    _act_in_both_phases(agent)
     assert asked == ["face down", "face up"]
 
 
@@ -995,11 +994,7 @@ def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
 
     agent._minimax.act = by_minimax  # type: ignore[method-assign]
     agent._search = by_search
-    rng = np.random.default_rng(0)
-    start = new_game()
-    assert agent.act(start, rng) in legal_actions(start)
-    face_up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
-    assert agent.act(face_up, rng) in legal_actions(face_up)
+    _act_in_both_phases(agent)
     assert asked == ["minimax", "search"]
 
 
