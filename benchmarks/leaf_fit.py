@@ -18,7 +18,7 @@ chance phase) and every fourth after it, labelled by the result for the player t
 
 Positions of one game are correlated, which is why the folds split by game.
 
-    .venv/bin/python benchmarks/leaf_fit.py docs/games/azero-2048-*minimax3*.jsonl
+    .venv/bin/python benchmarks/leaf_fit.py docs/games/*minimax3*.jsonl
 """
 
 from __future__ import annotations
