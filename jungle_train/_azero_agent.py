@@ -444,7 +444,7 @@ class AZeroAgent:
         self.face_down_simulations = face_down_simulations or self.simulations
         """Simulations of the decisions taken while some piece is face down."""
         self._model_face_down = (
-            (*self._model[:7], float(potential_face_down))
+            (*self._model[:-1], float(potential_face_down))  # the potential weight is last
             if self._model[0] == "dqn" and potential_face_down >= 0
             else self._model
         )
