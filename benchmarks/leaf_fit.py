@@ -16,9 +16,18 @@ chance phase) and every fourth after it, labelled by the result for the player t
 - the same error for a fitted ``tanh`` of all four features, five-fold cross-validated by
   game, so that a feature that only fits noise shows no gain.
 
+With ``--value FILE`` (a value network's checkpoint, ``jungle train value``; repeatable,
+``shipped`` for the shipped one) it also prints, by the number of pieces still face
+down, each network's correlation with the results beside the hand-made value's
+(``material + POTENTIAL_WEIGHT · potentials``): the test a learned leaf value must pass
+before it is worth a match, since a value that predicts the results of these games worse
+than the hand-made one has nothing to add at the search's leaves.
+
 Positions of one game are correlated, which is why the folds split by game.
 
     .venv/bin/python benchmarks/leaf_fit.py docs/games/*minimax3*.jsonl
+    .venv/bin/python benchmarks/leaf_fit.py --value shipped --value runs/value/agent.npz \
+        docs/games/*minimax3*.jsonl
 """
 
 from __future__ import annotations
@@ -42,6 +51,9 @@ from jungle_train._jax_greedy import JaxGreedy
 FEATURES = ("material", "potentials", "greedy", "capture")
 WEIGHTS = (0.0, POTENTIAL_WEIGHT, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08)
 """The potential weights whose error is printed."""
+
+BUCKETS = (("all", 0, 16), ("1-16 face down", 1, 16), ("8-16", 8, 16), ("1-7", 1, 7), ("0", 0, 0))
+"""The rows of the value networks' table: (label, fewest, most pieces face down)."""
 
 
 def positions(paths: Sequence[str]) -> tuple[list[jc.State], np.ndarray, np.ndarray]:
@@ -122,15 +134,66 @@ def cross_validated(a: np.ndarray, y: np.ndarray, games: np.ndarray, folds: int 
     return float(np.mean(errors))
 
 
+def value_correlations(
+    states: Sequence[jc.State], y: np.ndarray, hand: np.ndarray, paths: Sequence[str]
+) -> list[tuple[str, int, list[float]]]:
+    """For each row of :data:`BUCKETS` (the positions with that many pieces face down):
+    its label, how many positions, and the correlation with the results ``y`` of the
+    hand-made value ``hand`` (``float[N]``) and then of each value network in ``paths``
+    (``""``: the shipped one), in that order; NaN where a row has under two positions."""
+    from jungle_train._value_agent import ValueEvaluator
+
+    values = [hand]
+    for path in paths:
+        network = ValueEvaluator(jc.DARK, path)
+        values.append(
+            np.concatenate(
+                [network.evaluate(states[i : i + 4096]) for i in range(0, len(states), 4096)]
+            )
+            if states
+            else np.zeros(0)
+        )
+    down = np.array([s.face_down_mask.bit_count() for s in states], np.int64)
+    rows = []
+    for label, fewest, most in BUCKETS:
+        chosen = (down >= fewest) & (down <= most)
+        n = int(chosen.sum())
+        rows.append(
+            (
+                label,
+                n,
+                [
+                    float(np.corrcoef(v[chosen], y[chosen])[0, 1]) if n > 1 else float("nan")
+                    for v in values
+                ],
+            )
+        )
+    return rows
+
+
 def main() -> None:
     """Read the games, compute the features and print the tables."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("games", nargs="+", help="arena games files (JSON Lines)")
+    parser.add_argument(
+        "--value",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="a value network's checkpoint to compare (repeatable; 'shipped': the shipped one)",
+    )
     args = parser.parse_args()
     states, y, games = positions(args.games)
     if not states:
         raise SystemExit("no DARK positions in those files")
     x = features(states)
+    if args.value:
+        paths = ["" if p == "shipped" else p for p in args.value]
+        hand = x[:, 0] + POTENTIAL_WEIGHT * x[:, 1]
+        print("correlation with the result, by pieces face down: hand-made value, then", end="")
+        print(" " + ", ".join(args.value))
+        for label, n, corr in value_correlations(states, y, hand, paths):
+            print(f"  {label:<15}{n:>8}  " + "  ".join(f"{c:+.3f}" for c in corr))
     print(f"{games.max() + 1} games, {len(states)} positions")
     for phase, chosen in (("chance phase", x[:, 4] > 0), ("all face up", x[:, 4] == 0)):
         f, yy, gg = x[chosen, :4], y[chosen], games[chosen]

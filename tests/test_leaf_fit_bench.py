@@ -1,0 +1,55 @@
+"""``benchmarks/leaf_fit.py``: the positions it samples from games files, and the value
+networks' correlations by the number of pieces face down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from jungle_agents.arena import load_games, play_match, replay
+from jungle_core import DARK
+from jungle_train._value_agent import ValueEvaluator
+from tests._scripts import load_benchmark
+
+
+def test_positions_and_value_correlations_agree_with_the_replayed_games(tmp_path: Path) -> None:
+    bench = load_benchmark("leaf_fit")
+    path = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=path)
+    states, y, games = bench.positions([path])
+
+    # every position with a piece face down, every fourth ply after, labelled for its mover
+    want_states, want_labels, want_games = [], [], []
+    for index, game in enumerate(load_games(path)[1]):
+        record = game.record
+        for ply, state in enumerate(replay(record)[:-1]):
+            if state.face_down_mask or ply % 4 == 0:
+                want_states.append(state)
+                want_labels.append(2.0 * record.score(state.to_move) - 1.0)
+                want_games.append(index)
+    assert states == want_states
+    assert y.tolist() == want_labels
+    assert games.tolist() == want_games
+    assert len(set(y.tolist())) > 1, "all four games ended alike: nothing to correlate"
+
+    hand = np.linspace(-1.0, 1.0, len(states))  # any value: the rows must select its positions
+    rows = bench.value_correlations(states, y, hand, ["", ""])
+    down = np.array([s.face_down_mask.bit_count() for s in states])
+    net = ValueEvaluator(DARK).evaluate(states)
+    assert [label for label, _, _ in rows] == [label for label, _, _ in bench.BUCKETS]
+    checked = 0
+    for (_, n, corr), (_, fewest, most) in zip(rows, bench.BUCKETS, strict=True):
+        chosen = (down >= fewest) & (down <= most)
+        assert n == chosen.sum()
+        assert len(corr) == 3
+        if n > 1 and np.std(y[chosen]) > 0:
+            assert np.isclose(corr[0], np.corrcoef(hand[chosen], y[chosen])[0, 1])
+            assert np.isclose(corr[1], np.corrcoef(net[chosen], y[chosen])[0, 1])
+            assert corr[1] == corr[2]  # the shipped network twice: the same column
+            checked += 1
+        else:
+            assert n > 1 or all(np.isnan(c) for c in corr)
+    assert checked >= 3, "too few rows with results to correlate"
+    assert rows[0][1] == len(states)
+    assert rows[1][1] + rows[4][1] == len(states)  # some face down, or none
