@@ -190,8 +190,8 @@ def main() -> None:
     if args.value:
         paths = ["" if p == "shipped" else p for p in args.value]
         hand = x[:, 0] + POTENTIAL_WEIGHT * x[:, 1]
-        print("correlation with the result, by pieces face down: hand-made value, then", end="")
-        print(" " + ", ".join(args.value))
+        names = ", ".join(args.value)
+        print(f"correlation with the result, by pieces face down: hand-made value, then {names}")
         for label, n, corr in value_correlations(states, y, hand, paths):
             print(f"  {label:<15}{n:>8}  " + "  ".join(f"{c:+.3f}" for c in corr))
     print(f"{games.max() + 1} games, {len(states)} positions")
