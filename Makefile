@@ -42,8 +42,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy --strict $(PACKAGES) tests property_tests benchmarks
 
+# One pytest worker a core (pytest-xdist); `worksteal` hands the last slow tests to idle workers.
 test: lint typecheck
-	$(VENV)/bin/pytest -q README.md $(PACKAGES) tests property_tests
+	$(VENV)/bin/pytest -q -n auto --dist worksteal README.md $(PACKAGES) tests property_tests
 
 # Long Hypothesis run: many more examples per property.
 test-long: $(STAMP)
