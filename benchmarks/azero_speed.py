@@ -21,6 +21,12 @@ sequential (``lax.map`` over the games; ``SearchConfig.batching``), with the age
 search otherwise; it prints the median seconds per batched search and decisions a second.
 ``--batching vectorized`` times the vectorized search alone (for a large batch on a GPU,
 where the sequential reference would search thousands of games one after another).
+``--backward mctx,batched`` times each batching with mctx's own backward pass (the
+reference) and with ``batched_backward`` (``SearchConfig.backward``); ``--slots`` searches
+in slots of the legal actions, as the agent and the trainer do.
+
+    .venv/bin/python benchmarks/azero_speed.py --batch 64 --batching vectorized \
+        --backward mctx,batched --simulations 64,256 --repeats 2       # about 4 minutes
 
 Positions: seeded random play, after 20, 60 and 120 plies (restarted when a game ends).
 For each simulation count and variant it prints the median seconds per search over
@@ -72,6 +78,12 @@ def main() -> None:
         help="--batch: the batchings timed (a large batch on a GPU: vectorized alone; "
         "the sequential reference searches the games one after another)",
     )
+    parser.add_argument(
+        "--backward",
+        default="batched",
+        help="--batch: the backward passes timed (mctx: mctx's own, the reference; batched)",
+    )
+    parser.add_argument("--slots", action="store_true", help="--batch: search in slots")
     parser.add_argument("--train", default="", help="azero training configs to time")
     parser.add_argument("--rounds", type=int, default=2, help="--train: rounds timed")
     args = parser.parse_args()
@@ -155,32 +167,43 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
     batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *states)
     print(
         f"DARK, a batch of {args.batch} games (after {plies[0]}..{plies[-1]} random plies), "
-        f"median of {args.repeats} runs; jax {jax.__version__}, {jax.devices()[0].platform}"
+        f"{'slots' if args.slots else 'all actions'}, median of {args.repeats} runs; "
+        f"jax {jax.__version__}, {jax.devices()[0].platform}"
     )
+    chosen = [
+        (batching, backward)
+        for batching in args.batching.split(",")
+        if batching
+        for backward in args.backward.split(",")
+        if backward
+    ]
     for simulations in [int(x) for x in args.simulations.split(",")]:
         times: dict[str, list[float]] = {}
         searches = {}
-        chosen = [b for b in args.batching.split(",") if b]
-        for batching in chosen:
+        for batching, backward in chosen:
             search_config = SearchConfig(
-                simulations=simulations, afterstate="parent", batching=batching
+                simulations=simulations,
+                afterstate="parent",
+                batching=batching,
+                backward=backward,
+                slots=args.slots,
             )
             search = jax.jit(
                 make_search(env, evaluate, search_config), compiler_options=COMPILER_OPTIONS
             )
             search(params, jax.random.key(0), batch).action.block_until_ready()
-            searches[batching] = search
-            times[batching] = []
+            searches[f"{batching}/{backward}"] = search
+            times[f"{batching}/{backward}"] = []
         for repeat in range(args.repeats):
-            for batching, search in searches.items():
+            for label, search in searches.items():
                 begin = time.perf_counter()
                 search(params, jax.random.key(repeat), batch).action.block_until_ready()
-                times[batching].append(time.perf_counter() - begin)
-        reference = statistics.median(times[chosen[0]])
-        for batching, measured in times.items():
+                times[label].append(time.perf_counter() - begin)
+        reference = statistics.median(times["/".join(chosen[0])])
+        for label, measured in times.items():
             median = statistics.median(measured)
             print(
-                f"{simulations:5d} simulations  {batching:10s} {median:7.3f} s a batch, "
+                f"{simulations:5d} simulations  {label:19s} {median:7.3f} s a batch, "
                 f"{args.batch / median:8.1f} decisions/s  x{reference / median:.2f}",
                 flush=True,
             )

@@ -69,15 +69,18 @@ than that on a CPU, for one game at a time, and are kept small here:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import mctx
 import numpy as np
+from mctx._src import search as mctx_search
 
 from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_train._azero_net import Evaluation, expected_gain
@@ -93,6 +96,7 @@ __all__ = [
     "PackedState",
     "Search",
     "SearchConfig",
+    "batched_backward",
     "in_actions",
     "in_actions_values",
     "make_search",
@@ -216,11 +220,21 @@ class SearchConfig:
     """How a batch of ``B > 1`` positions is searched: ``"vectorized"`` (one mctx search
     over the batch, what a GPU wants), ``"sequential"`` (``lax.map`` over the games,
     one mctx search of batch 1 each, game ``i`` with ``jax.random.split(key, B)[i]``),
-    or ``"auto"``: sequential when JAX's default backend is the CPU. On this CPU a
-    vectorized search of 8 DARK games at 256 simulations took 2.0 s and a sequential
-    one 0.28 s (8 × one game's 0.034 s): XLA's CPU code updates the batched tree's
-    arrays far more slowly than one game's (``benchmarks/azero_speed.py --batch``). A
-    batch of one is always searched as it is."""
+    or ``"auto"``: sequential when JAX's default backend is the CPU. On this CPU one
+    game at a time stays faster: 16 DARK games in slots at 256 simulations took 0.75 s
+    vectorized and 0.32–0.39 s sequential, with :attr:`backward` ``"batched"`` (with
+    mctx's own backward pass, 1.34 s vectorized; ``benchmarks/azero_speed.py --batch``).
+    A batch of one is always searched as it is."""
+    backward: str = "batched"
+    """How a simulation's value goes back up the tree: ``"batched"``
+    (:func:`batched_backward`: one loop over the whole batch that writes only the nodes
+    on each game's path) or ``"mctx"`` (mctx's own, a per-game loop under ``jax.vmap``,
+    the reference of ``benchmarks/azero_speed.py``). The same updates either way (a test
+    compares the trees); they differ in cost when ``B > 1``: under ``vmap`` a loop whose
+    games stop at different depths selects between the old and the new value of its
+    whole carry, here the whole tree with every node's position, at every step, so a
+    simulation of a vectorized search cost time in proportion to the simulations before
+    it."""
 
     def __post_init__(self) -> None:
         checks = [
@@ -244,6 +258,7 @@ class SearchConfig:
                 self.batching in ("auto", "vectorized", "sequential"),
                 "batching must be auto|vectorized|sequential",
             ),
+            (self.backward in ("batched", "mctx"), "backward must be batched|mctx"),
         ]
         for ok, message in checks:
             if not ok:
@@ -615,6 +630,93 @@ def search_key(key: jax.Array) -> jax.Array:
     return rbg
 
 
+def batched_backward(tree: mctx.Tree[Any], leaf_index: jax.Array) -> mctx.Tree[Any]:
+    """mctx's backward pass (``mctx._src.search.backward``) over a batched ``tree``
+    from ``leaf_index`` (``int32[B]``), written for the batch: one ``while`` loop until
+    every game has reached its root, whose carry is only the four arrays it updates
+    (``node_values``, ``node_visits`` ``[B, N]``, ``children_values``,
+    ``children_visits`` ``[B, N, A]``), each step writing one entry a game (a game
+    already at its root writes its old value back). mctx's own runs a per-game loop
+    under ``jax.vmap``, which carries the whole tree and selects all of it at every
+    step (:attr:`SearchConfig.backward`).
+
+    >>> import jax, jax.numpy as jnp
+    >>> from jungle_core.jax_env import make
+    >>> env = make()
+    >>> search = make_search(env, zero_evaluator(280), SearchConfig(simulations=4))
+    >>> states = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
+    >>> tree = search(None, jax.random.key(1), states).search_tree
+    >>> leaf = jnp.array([4, 0], jnp.int32)  # game 1 starts at its root: nothing to do
+    >>> new = batched_backward(tree, leaf)
+    >>> new.node_visits[:, 0].tolist(), tree.node_visits[:, 0].tolist()
+    ([6, 5], [5, 5])
+    """
+    rows = jnp.arange(leaf_index.shape[0])
+    leaf_index = jnp.asarray(leaf_index, jnp.int32)
+    root = mctx.Tree.ROOT_INDEX
+    Carry = tuple[tuple[jax.Array, jax.Array, jax.Array, jax.Array], jax.Array, jax.Array]
+
+    def going(carry: Carry) -> jax.Array:
+        return jnp.any(carry[2] != root)
+
+    def step(carry: Carry) -> Carry:
+        (node_values, node_visits, children_values, children_visits), value, index = carry
+        up = index != root
+        parent = jnp.where(up, tree.parents[rows, index], root)
+        action = jnp.where(up, tree.action_from_parent[rows, index], 0)
+        count = node_visits[rows, parent]
+        reward = tree.children_rewards[rows, parent, action]
+        new_value = reward + tree.children_discounts[rows, parent, action] * value
+        old_parent = node_values[rows, parent]
+        parent_value = (old_parent * count + new_value) / (count + 1.0)
+        old_child = children_values[rows, parent, action]
+        old_visits = children_visits[rows, parent, action]
+        arrays = (
+            node_values.at[rows, parent].set(jnp.where(up, parent_value, old_parent)),
+            node_visits.at[rows, parent].set(jnp.where(up, count + 1, count)),
+            children_values.at[rows, parent, action].set(
+                jnp.where(up, node_values[rows, index], old_child)
+            ),
+            children_visits.at[rows, parent, action].set(jnp.where(up, old_visits + 1, old_visits)),
+        )
+        return arrays, jnp.where(up, new_value, value), jnp.where(up, parent, index)
+
+    start = (tree.node_values, tree.node_visits, tree.children_values, tree.children_visits)
+    carry: Carry = (start, tree.node_values[rows, leaf_index], leaf_index)
+    (node_values, node_visits, children_values, children_visits), _, _ = jax.lax.while_loop(
+        going, step, carry
+    )
+    out: mctx.Tree[Any] = tree.replace(
+        node_values=node_values,
+        node_visits=node_visits,
+        children_values=children_values,
+        children_visits=children_visits,
+    )
+    return out
+
+
+_BACKWARD_LOCK = threading.RLock()
+
+
+@contextlib.contextmanager
+def _backward(kind: str) -> Iterator[None]:
+    """While an mctx policy is traced inside, its search goes back up the tree with
+    :func:`batched_backward` (``kind="batched"``). mctx's ``search`` reads its module's
+    ``backward`` when it is traced, so the swap lasts only as long as the trace (under a
+    lock, against this module's own traces in other threads); an mctx search traced
+    elsewhere in the meantime would get the same updates, only faster."""
+    if kind != "batched":
+        yield
+        return
+    with _BACKWARD_LOCK:
+        saved = mctx_search.backward
+        setattr(mctx_search, "backward", batched_backward)  # noqa: B010 (a module's global)
+        try:
+            yield
+        finally:
+            setattr(mctx_search, "backward", saved)  # noqa: B010
+
+
 def make_search(
     env: JaxEnv, evaluate: Evaluator, config: SearchConfig
 ) -> Callable[[Any, jax.Array, JaxState], mctx.PolicyOutput[Any]]:
@@ -641,38 +743,42 @@ def make_search(
         params = model.with_root(params, states)
         root = model.root(params, states)
         slots = root.embedding.slots
-        out = mctx.stochastic_muzero_policy(
-            params=params,
-            rng_key=keyed(key),
-            root=root,
-            decision_recurrent_fn=model.decision,
-            chance_recurrent_fn=model.chance,
-            num_simulations=config.simulations,
-            invalid_actions=slots >= env.num_actions if model.slots else ~states.legal_action_mask,
-            max_depth=None if depth is None else 2 * depth,
-            dirichlet_fraction=config.dirichlet_fraction,
-            dirichlet_alpha=config.dirichlet_alpha,
-            pb_c_init=config.pb_c_init,
-            temperature=config.temperature,
-        )
+        with _backward(config.backward):
+            out = mctx.stochastic_muzero_policy(
+                params=params,
+                rng_key=keyed(key),
+                root=root,
+                decision_recurrent_fn=model.decision,
+                chance_recurrent_fn=model.chance,
+                num_simulations=config.simulations,
+                invalid_actions=slots >= env.num_actions
+                if model.slots
+                else ~states.legal_action_mask,
+                max_depth=None if depth is None else 2 * depth,
+                dirichlet_fraction=config.dirichlet_fraction,
+                dirichlet_alpha=config.dirichlet_alpha,
+                pb_c_init=config.pb_c_init,
+                temperature=config.temperature,
+            )
         return in_actions(out, slots, env.num_actions) if model.slots else out
 
     def search_classic(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
         root = model.classic_root(params, states)
         slots = root.embedding[1] if model.slots else None
-        out = mctx.gumbel_muzero_policy(
-            params=params,
-            rng_key=keyed(key),
-            root=root,
-            recurrent_fn=model.classic_step,
-            num_simulations=config.simulations,
-            invalid_actions=~states.legal_action_mask
-            if slots is None
-            else slots >= env.num_actions,
-            max_depth=depth,
-            gumbel_scale=config.gumbel_scale,
-            max_num_considered_actions=min(config.max_considered, model.width),
-        )
+        with _backward(config.backward):
+            out = mctx.gumbel_muzero_policy(
+                params=params,
+                rng_key=keyed(key),
+                root=root,
+                recurrent_fn=model.classic_step,
+                num_simulations=config.simulations,
+                invalid_actions=~states.legal_action_mask
+                if slots is None
+                else slots >= env.num_actions,
+                max_depth=depth,
+                gumbel_scale=config.gumbel_scale,
+                max_num_considered_actions=min(config.max_considered, model.width),
+            )
         return out if slots is None else in_actions(out, slots, env.num_actions)
 
     if config.contempt and env.rules.variant != "dark":

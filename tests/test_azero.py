@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from mctx._src.search import backward as mctx_backward
 
 from jungle_core import (
     CLASSIC,
@@ -44,6 +45,7 @@ from jungle_train._azero_search import (
     DARK_SLOTS,
     SearchConfig,
     _Model,
+    batched_backward,
     make_search,
     pack_state,
     slot_actions,
@@ -553,6 +555,47 @@ def test_sequential_batching_is_the_one_game_search_per_game(rules: Rules) -> No
     )
     with pytest.raises(ValueError, match="batching"):
         SearchConfig(batching="parallel")
+
+
+@pytest.mark.parametrize("rules", [DARK, CLASSIC], ids=["dark", "classic"])
+def test_batched_backward_updates_the_tree_as_mctx_does(rules: Rules) -> None:
+    """:func:`batched_backward` (the default) leaves a vectorized search's whole tree as
+    mctx's own backward pass does, games of different depths in one batch; and from
+    chosen leaves (one game at its root) it writes what mctx's writes."""
+    env = make(rules)
+    network = _network(rules)
+    params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(rules))))
+    evaluate = functools.partial(network_evaluation, env, network)
+    picks = [s for s in _random_states(rules, 40, 7) if outcome(s) is None][:4]
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
+
+    def search(backward: str) -> Any:
+        knobs = SearchConfig(
+            simulations=24,
+            dirichlet_fraction=0.25,
+            gumbel_scale=1.0,
+            batching="vectorized",
+            slots=True,
+            backward=backward,
+        )
+        return jax.jit(make_search(env, evaluate, knobs))(params, jax.random.key(3), batch)
+
+    ours, theirs = search("batched"), search("mctx")
+    np.testing.assert_array_equal(ours.action, theirs.action)
+    np.testing.assert_array_equal(ours.action_weights, theirs.action_weights)
+    for name in ("node_values", "node_visits", "children_values", "children_visits", "parents"):
+        np.testing.assert_array_equal(
+            getattr(ours.search_tree, name), getattr(theirs.search_tree, name), err_msg=name
+        )
+    tree = theirs.search_tree
+    assert int(jnp.max(tree.parents)) > 0  # lines deeper than one step were searched
+    leaves = jnp.array([24, 0, 13, 7], jnp.int32)
+    mine, reference = batched_backward(tree, leaves), mctx_backward(tree, leaves)
+    for name in ("node_values", "node_visits", "children_values", "children_visits"):
+        np.testing.assert_array_equal(getattr(mine, name), getattr(reference, name), err_msg=name)
+    np.testing.assert_array_equal(mine.node_visits[1], tree.node_visits[1])  # at its root
+    with pytest.raises(ValueError, match="backward"):
+        SearchConfig(backward="scan")
 
 
 # ------------------------------------------------------------------------ training
