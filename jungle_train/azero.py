@@ -58,7 +58,7 @@ CPU; its agent did not beat random, so no checkpoint ships); :data:`GPU_CONFIG` 
 sized for one GPU (more games, simulations and a wider network; not run here);
 :data:`TEACHER_CPU_CONFIG` learns from the DQN-guided search's self-play instead of its
 own (:attr:`Config.teacher`; measured in the README).
-``jungle train azero --config cpu|gpu|tiny|classic-cpu|teacher-cpu``.
+``jungle train azero --config cpu|gpu|tiny|classic-cpu|teacher-cpu|teacher-gpu``.
 
 **Devices.** Unlike the DQN this trainer does not shard: on a GPU the batch of games
 runs on the default device.
@@ -363,9 +363,25 @@ TEACHER_CPU_CONFIG = dataclasses.replace(
 32-channel × 3-layer student learning its visits and the games' results (material for
 draws), two passes over each position."""
 
+TEACHER_GPU_CONFIG = dataclasses.replace(
+    TEACHER_CPU_CONFIG,
+    total_steps=20_000_000,
+    num_envs=4096,
+    sample_plies=16,
+    channels=64,
+    conv_layers=6,
+    batch_size=1024,
+    updates_per_round=512,
+)
+"""DARK on one GPU with the shipped DQN's search as the teacher: 4,096 games searched as
+one batch, 64 simulations, a 64-channel × 6-layer student, two passes over each
+round's 262,144 positions; moves drawn ∝ visits for the first 16 plies only, so that the
+games, and the results the value learns, are those of the agent's own careful play."""
+
 CONFIGS = {
     "cpu": CPU_CONFIG,
     "teacher-cpu": TEACHER_CPU_CONFIG,
+    "teacher-gpu": TEACHER_GPU_CONFIG,
     "gpu": GPU_CONFIG,
     "tiny": TINY_CONFIG,
     "classic-cpu": CLASSIC_CPU_CONFIG,

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The `teacher-gpu` AlphaZero run (jungle_train.azero.TEACHER_GPU_CONFIG) on a lent GPU
+# machine, for a fixed wall-clock budget: the student's playing checkpoint and metrics
+# land in $OUT. Run from the repository root, with the wheels the GPU image lacks in
+# .whl/ (mctx, rlax, distrax, flashbax and their needs; see README "AlphaZero"):
+#
+#   OUT=/tmp/out BUDGET=530 bash benchmarks/device_teacher.sh
+#
+# The run folder stays on the machine (/dev/shm/run: run.npz holds the 4,096 games and
+# the last block, about 0.7 GB); agent.npz (written after every round), metrics.jsonl and
+# config.json are copied to $OUT when the budget is spent. `timeout -k`: SIGTERM reaches
+# Python only between jitted rounds, so a round still running is killed 15 s later (the
+# files are written atomically; the last whole round's stay).
+#
+# Measured: the first try (H100, 2026-11-27, before `batched_backward`) finished no round
+# in 530 s: the vectorized search then took 35.7 s to search 1,024 games at 64
+# simulations (28.7 decisions a second; `benchmarks/azero_speed.py --batch 1024
+# --batching vectorized --simulations 64`). Time one round's search first with
+# `BENCH=1`, which runs that benchmark (slots, both backward passes) before training.
+set -u
+OUT=${OUT:-/tmp/out}
+BUDGET=${BUDGET:-530}
+mkdir -p "$OUT"
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl || exit 1
+export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+python3 -c "import jax, mctx, flax, optax; print('jax', jax.__version__, jax.devices(), 'flax', flax.__version__, 'optax', optax.__version__)" || exit 1
+if [ "${BENCH:-0}" = 1 ]; then
+    timeout -k 15 240 python3 benchmarks/azero_speed.py --batch 1024 --batching vectorized \
+        --backward batched,mctx --slots --simulations 64 --repeats 1 | tee "$OUT/bench.txt"
+fi
+rm -rf /dev/shm/run
+start=$(date +%s)
+timeout -k 15 "$BUDGET" python3 -c "from jungle_cli import main; main()" train azero \
+    --config teacher-gpu --seed 0 --out /dev/shm/run --chunk 262144 --eval-every 262144 \
+    --eval-games 0 2>&1 | tee "$OUT/train.log"
+echo "wall $(( $(date +%s) - start )) s"
+cp /dev/shm/run/agent.npz /dev/shm/run/metrics.jsonl /dev/shm/run/config.json "$OUT"/ 2>/dev/null
+python3 - <<'PY'
+import json, os
+path = os.path.join(os.environ.get("OUT", "/tmp/out"), "metrics.jsonl")
+for line in open(path) if os.path.exists(path) else []:
+    m = json.loads(line)
+    print(m["step"], round(m["time"]), round(m["steps_per_second"]), int(m["games"]),
+          round(m.get("draw_rate", float("nan")), 3), round(m["game_length"], 1),
+          round(m["policy_loss"], 3), round(m["value_loss"], 4), round(m["afterstate_loss"], 4))
+PY
+ls -la "$OUT"
