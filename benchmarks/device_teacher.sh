@@ -21,10 +21,13 @@ set -u
 OUT=${OUT:-/tmp/out}
 BUDGET=${BUDGET:-530}
 mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-    --target /tmp/site .whl/*.whl || exit 1
+CONFIG=${CONFIG:-teacher-gpu}  # CONFIG=tiny INSTALL=0 BUDGET=120: a rehearsal on a CPU
+if [ "${INSTALL:-1}" = 1 ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl || exit 1
+fi
 export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 python3 -c "import jax, mctx, flax, optax; print('jax', jax.__version__, jax.devices(), 'flax', flax.__version__, 'optax', optax.__version__)" || exit 1
 if [ "${BENCH:-0}" = 1 ]; then
     timeout -k 15 240 python3 benchmarks/azero_speed.py --batch 1024 --batching vectorized \
@@ -33,17 +36,21 @@ fi
 rm -rf /dev/shm/run
 start=$(date +%s)
 timeout -k 15 "$BUDGET" python3 -c "from jungle_cli import main; main()" train azero \
-    --config teacher-gpu --seed 0 --out /dev/shm/run --chunk 262144 --eval-every 262144 \
+    --config "$CONFIG" --seed 0 --out /dev/shm/run --chunk 262144 --eval-every 262144 \
     --eval-games 0 2>&1 | tee "$OUT/train.log"
 echo "wall $(( $(date +%s) - start )) s"
 cp /dev/shm/run/agent.npz /dev/shm/run/metrics.jsonl /dev/shm/run/config.json "$OUT"/ 2>/dev/null
 python3 - <<'PY'
 import json, os
 path = os.path.join(os.environ.get("OUT", "/tmp/out"), "metrics.jsonl")
+def num(m, key, digits):
+    value = m.get(key)
+    return float("nan") if value is None else round(value, digits)
+print("step time steps/s games draw_rate game_length policy_loss value_loss afterstate_loss")
 for line in open(path) if os.path.exists(path) else []:
     m = json.loads(line)
-    print(m["step"], round(m["time"]), round(m["steps_per_second"]), int(m["games"]),
-          round(m.get("draw_rate", float("nan")), 3), round(m["game_length"], 1),
-          round(m["policy_loss"], 3), round(m["value_loss"], 4), round(m["afterstate_loss"], 4))
+    print(m["step"], num(m, "time", 0), num(m, "steps_per_second", 0), num(m, "games", 0),
+          num(m, "draw_rate", 3), num(m, "game_length", 1), num(m, "policy_loss", 3),
+          num(m, "value_loss", 4), num(m, "afterstate_loss", 4))
 PY
 ls -la "$OUT"
