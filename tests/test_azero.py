@@ -519,17 +519,24 @@ def test_compact_nodes_search_as_the_plain_ones() -> None:
     )
 
 
+def _searched_batch(rules: Rules, seed: int, count: int) -> tuple[Any, Any, Any, JaxState]:
+    """``(env, params, evaluate, batch)``: a random 4-channel network's evaluation and
+    ``count`` unfinished positions of random play, stacked."""
+    env = make(rules)
+    network = _network(rules)
+    params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(rules))))
+    evaluate = functools.partial(network_evaluation, env, network)
+    picks = [s for s in _random_states(rules, 40, seed) if outcome(s) is None][:count]
+    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
+    return env, params, evaluate, batch
+
+
 @pytest.mark.parametrize("rules", [DARK, CLASSIC], ids=["dark", "classic"])
 def test_sequential_batching_is_the_one_game_search_per_game(rules: Rules) -> None:
     """``batching="sequential"`` (what ``auto`` picks on a CPU) searches game ``i`` of a
     batch exactly as a batch of one with key ``split(key, B)[i]``: actions, weights and
     root values; a batch of one is searched with the key as it is."""
-    env = make(rules)
-    network = _network(rules)
-    params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(rules))))
-    evaluate = functools.partial(network_evaluation, env, network)
-    picks = [s for s in _random_states(rules, 40, 3) if outcome(s) is None][:3]
-    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
+    env, params, evaluate, batch = _searched_batch(rules, seed=3, count=3)
 
     def search(batching: str) -> Any:
         knobs = SearchConfig(
@@ -562,12 +569,7 @@ def test_batched_backward_updates_the_tree_as_mctx_does(rules: Rules) -> None:
     """:func:`batched_backward` (the default) leaves a vectorized search's whole tree as
     mctx's own backward pass does, games of different depths in one batch; and from
     chosen leaves (one game at its root) it writes what mctx's writes."""
-    env = make(rules)
-    network = _network(rules)
-    params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(rules))))
-    evaluate = functools.partial(network_evaluation, env, network)
-    picks = [s for s in _random_states(rules, 40, 7) if outcome(s) is None][:4]
-    batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
+    env, params, evaluate, batch = _searched_batch(rules, seed=7, count=4)
 
     def search(backward: str) -> Any:
         knobs = SearchConfig(
