@@ -137,7 +137,7 @@ def add_train_parsers(sub: Any) -> None:
         "--config",
         default=None,
         help="a named config (dqn: spec | cpu, the default; azero: cpu, the default | gpu | "
-        "tiny | classic-cpu | teacher-cpu) or a .json/.toml file of fields",
+        "tiny | classic-cpu | teacher-cpu | teacher-gpu) or a .json/.toml file of fields",
     )
     train.add_argument("--steps", type=int, default=None, help="learner decisions to train for")
     train.add_argument("--seed", type=int, default=0)

@@ -376,7 +376,10 @@ TEACHER_GPU_CONFIG = dataclasses.replace(
 """DARK on one GPU with the shipped DQN's search as the teacher: 4,096 games searched as
 one batch, 64 simulations, a 64-channel × 6-layer student, two passes over each
 round's 262,144 positions; moves drawn ∝ visits for the first 16 plies only, so that the
-games, and the results the value learns, are those of the agent's own careful play."""
+games, and the results the value learns, are those of the agent's own careful play.
+Not yet run to a first round on a GPU: the one try (an H100, before
+:func:`jungle_train._azero_search.batched_backward`) finished none in 530 s
+(``benchmarks/device_teacher.sh`` runs it; README)."""
 
 CONFIGS = {
     "cpu": CPU_CONFIG,
