@@ -12,11 +12,12 @@
 # Python only between jitted rounds, so a round still running is killed 15 s later (the
 # files are written atomically; the last whole round's stay).
 #
-# Measured: the first try (H100, 2026-11-27, before `batched_backward`) finished no round
-# in 530 s: the vectorized search then took 35.7 s to search 1,024 games at 64
-# simulations (28.7 decisions a second; `benchmarks/azero_speed.py --batch 1024
-# --batching vectorized --simulations 64`). Time one round's search first with
-# `BENCH=1`, which runs that benchmark (slots, both backward passes) before training.
+# Measured: the first try (H100, 2026-11-27) finished no round in 530 s: the vectorized
+# search took 35.7 s to search 1,024 games at 64 simulations over all actions (28.7
+# decisions a second, 0.55 ms a game a simulation; `benchmarks/azero_speed.py --batch 1024
+# --batching vectorized --simulations 64`, mctx's backward pass), for reasons not yet
+# measured. Time the search first with `BENCH=1`, which runs that benchmark (slots, both
+# backward passes) before training.
 set -u
 OUT=${OUT:-/tmp/out}
 BUDGET=${BUDGET:-530}

@@ -377,9 +377,9 @@ TEACHER_GPU_CONFIG = dataclasses.replace(
 one batch, 64 simulations, a 64-channel × 6-layer student, two passes over each
 round's 262,144 positions; moves drawn ∝ visits for the first 16 plies only, so that the
 games, and the results the value learns, are those of the agent's own careful play.
-Not yet run to a first round on a GPU: the one try (an H100, before
-:func:`jungle_train._azero_search.batched_backward`) finished none in 530 s
-(``benchmarks/device_teacher.sh`` runs it; README)."""
+Not yet run to a first round on a GPU: the one try (an H100) finished none in 530 s,
+its vectorized search far slower there than expected, for reasons not yet measured
+(``benchmarks/device_teacher.sh`` runs it, ``BENCH=1`` timing the search first; README)."""
 
 CONFIGS = {
     "cpu": CPU_CONFIG,
