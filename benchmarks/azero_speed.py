@@ -23,7 +23,9 @@ search otherwise; it prints the median seconds per batched search and decisions 
 where the sequential reference would search thousands of games one after another).
 ``--backward mctx,batched`` times each batching with mctx's own backward pass (the
 reference) and with ``batched_backward`` (``SearchConfig.backward``); ``--slots`` searches
-in slots of the legal actions, as the agent and the trainer do.
+in slots of the legal actions, as the agent and the trainer do; ``--evaluator dqn,zero``
+times each with the agent's evaluation and with none (uniform prior, values 0: the rules
+and the tree alone), to tell the network's share of the time from the search's.
 
     .venv/bin/python benchmarks/azero_speed.py --batch 64 --batching vectorized \
         --backward mctx,batched --simulations 64,256 --repeats 2       # about 4 minutes
@@ -48,7 +50,12 @@ import jax.numpy as jnp
 from jungle_core import DARK, State
 from jungle_core.jax_env import JaxState, make
 from jungle_train._azero_agent import _calibration_position, dqn_guide
-from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search
+from jungle_train._azero_search import (
+    COMPILER_OPTIONS,
+    SearchConfig,
+    make_search,
+    zero_evaluator,
+)
 
 VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     # (label, SearchConfig fields, jit compiler options)
@@ -84,6 +91,12 @@ def main() -> None:
         help="--batch: the backward passes timed (mctx: mctx's own, the reference; batched)",
     )
     parser.add_argument("--slots", action="store_true", help="--batch: search in slots")
+    parser.add_argument(
+        "--evaluator",
+        default="dqn",
+        help="--batch: the evaluations timed (dqn: the agent's, the DQN prior and the "
+        "hand-made value; zero: uniform prior, values 0, the rules and the tree alone)",
+    )
     parser.add_argument("--train", default="", help="azero training configs to time")
     parser.add_argument("--rounds", type=int, default=2, help="--train: rounds timed")
     args = parser.parse_args()
@@ -170,17 +183,21 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
         f"{'slots' if args.slots else 'all actions'}, median of {args.repeats} runs; "
         f"jax {jax.__version__}, {jax.devices()[0].platform}"
     )
+    evaluators = {"dqn": (evaluate, params), "zero": (zero_evaluator(env.num_actions), None)}
     chosen = [
-        (batching, backward)
+        (batching, backward, name)
         for batching in args.batching.split(",")
         if batching
         for backward in args.backward.split(",")
         if backward
+        for name in args.evaluator.split(",")
+        if name
     ]
     for simulations in [int(x) for x in args.simulations.split(",")]:
         times: dict[str, list[float]] = {}
         searches = {}
-        for batching, backward in chosen:
+        inputs = {}
+        for batching, backward, name in chosen:
             search_config = SearchConfig(
                 simulations=simulations,
                 afterstate="parent",
@@ -188,22 +205,23 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
                 backward=backward,
                 slots=args.slots,
             )
+            evaluation, weights = evaluators[name]
             search = jax.jit(
-                make_search(env, evaluate, search_config), compiler_options=COMPILER_OPTIONS
+                make_search(env, evaluation, search_config), compiler_options=COMPILER_OPTIONS
             )
-            search(params, jax.random.key(0), batch).action.block_until_ready()
-            searches[f"{batching}/{backward}"] = search
-            times[f"{batching}/{backward}"] = []
+            search(weights, jax.random.key(0), batch).action.block_until_ready()
+            label = f"{batching}/{backward}/{name}"
+            searches[label], inputs[label], times[label] = search, weights, []
         for repeat in range(args.repeats):
             for label, search in searches.items():
                 begin = time.perf_counter()
-                search(params, jax.random.key(repeat), batch).action.block_until_ready()
+                search(inputs[label], jax.random.key(repeat), batch).action.block_until_ready()
                 times[label].append(time.perf_counter() - begin)
         reference = statistics.median(times["/".join(chosen[0])])
         for label, measured in times.items():
             median = statistics.median(measured)
             print(
-                f"{simulations:5d} simulations  {label:19s} {median:7.3f} s a batch, "
+                f"{simulations:5d} simulations  {label:24s} {median:7.3f} s a batch, "
                 f"{args.batch / median:8.1f} decisions/s  x{reference / median:.2f}",
                 flush=True,
             )
