@@ -195,8 +195,7 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
     ]
     for simulations in [int(x) for x in args.simulations.split(",")]:
         times: dict[str, list[float]] = {}
-        searches = {}
-        inputs = {}
+        searches = {}  # label: (jitted search, its evaluation's parameters)
         for batching, backward, name in chosen:
             search_config = SearchConfig(
                 simulations=simulations,
@@ -211,11 +210,11 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
             )
             search(weights, jax.random.key(0), batch).action.block_until_ready()
             label = f"{batching}/{backward}/{name}"
-            searches[label], inputs[label], times[label] = search, weights, []
+            searches[label], times[label] = (search, weights), []
         for repeat in range(args.repeats):
-            for label, search in searches.items():
+            for label, (search, weights) in searches.items():
                 begin = time.perf_counter()
-                search(inputs[label], jax.random.key(repeat), batch).action.block_until_ready()
+                search(weights, jax.random.key(repeat), batch).action.block_until_ready()
                 times[label].append(time.perf_counter() - begin)
         reference = statistics.median(times["/".join(chosen[0])])
         for label, measured in times.items():

@@ -743,47 +743,48 @@ def make_search(
         params = model.with_root(params, states)
         root = model.root(params, states)
         slots = root.embedding.slots
-        with _backward(config.backward):
-            out = mctx.stochastic_muzero_policy(
-                params=params,
-                rng_key=keyed(key),
-                root=root,
-                decision_recurrent_fn=model.decision,
-                chance_recurrent_fn=model.chance,
-                num_simulations=config.simulations,
-                invalid_actions=slots >= env.num_actions
-                if model.slots
-                else ~states.legal_action_mask,
-                max_depth=None if depth is None else 2 * depth,
-                dirichlet_fraction=config.dirichlet_fraction,
-                dirichlet_alpha=config.dirichlet_alpha,
-                pb_c_init=config.pb_c_init,
-                temperature=config.temperature,
-            )
+        out = mctx.stochastic_muzero_policy(
+            params=params,
+            rng_key=keyed(key),
+            root=root,
+            decision_recurrent_fn=model.decision,
+            chance_recurrent_fn=model.chance,
+            num_simulations=config.simulations,
+            invalid_actions=slots >= env.num_actions if model.slots else ~states.legal_action_mask,
+            max_depth=None if depth is None else 2 * depth,
+            dirichlet_fraction=config.dirichlet_fraction,
+            dirichlet_alpha=config.dirichlet_alpha,
+            pb_c_init=config.pb_c_init,
+            temperature=config.temperature,
+        )
         return in_actions(out, slots, env.num_actions) if model.slots else out
 
     def search_classic(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
         root = model.classic_root(params, states)
         slots = root.embedding[1] if model.slots else None
-        with _backward(config.backward):
-            out = mctx.gumbel_muzero_policy(
-                params=params,
-                rng_key=keyed(key),
-                root=root,
-                recurrent_fn=model.classic_step,
-                num_simulations=config.simulations,
-                invalid_actions=~states.legal_action_mask
-                if slots is None
-                else slots >= env.num_actions,
-                max_depth=depth,
-                gumbel_scale=config.gumbel_scale,
-                max_num_considered_actions=min(config.max_considered, model.width),
-            )
+        out = mctx.gumbel_muzero_policy(
+            params=params,
+            rng_key=keyed(key),
+            root=root,
+            recurrent_fn=model.classic_step,
+            num_simulations=config.simulations,
+            invalid_actions=~states.legal_action_mask
+            if slots is None
+            else slots >= env.num_actions,
+            max_depth=depth,
+            gumbel_scale=config.gumbel_scale,
+            max_num_considered_actions=min(config.max_considered, model.width),
+        )
         return out if slots is None else in_actions(out, slots, env.num_actions)
 
     if config.contempt and env.rules.variant != "dark":
         raise ValueError(f"search config: contempt is for DARK rules, not {env.rules.name}")
-    search = search_dark if env.rules.variant == "dark" else search_classic
+    policy = search_dark if env.rules.variant == "dark" else search_classic
+
+    def search(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
+        with _backward(config.backward):  # the mctx policy is traced in here
+            return policy(params, key, states)
+
     sequential = config.batching == "sequential" or (
         config.batching == "auto" and jax.default_backend() == "cpu"
     )
