@@ -18,7 +18,7 @@
 # --batching vectorized --simulations 64`, mctx's backward pass), for reasons not yet
 # measured. Time the search first with `BENCH=1`, which runs that benchmark (slots) with
 # the agent's evaluation and with none (`--evaluator dqn,zero`: on this project's CPU the
-# evaluation was 85 % of a vectorized search's time, 16 games at 64 simulations) before
+# evaluation was 84 % of a vectorized search's time, 16 games at 64 simulations) before
 # training.
 set -u
 OUT=${OUT:-/tmp/out}
