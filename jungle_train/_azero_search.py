@@ -80,6 +80,7 @@ import jax
 import jax.numpy as jnp
 import mctx
 import numpy as np
+from mctx._src import policies as mctx_policies
 from mctx._src import search as mctx_search
 
 from jungle_core.jax_env import JaxEnv, JaxState
@@ -97,6 +98,7 @@ __all__ = [
     "Search",
     "SearchConfig",
     "batched_backward",
+    "dirichlet_noise",
     "in_actions",
     "in_actions_values",
     "make_search",
@@ -235,6 +237,13 @@ class SearchConfig:
     whole carry, here the whole tree with every node's position, at every step, so a
     simulation of a vectorized search cost time in proportion to the simulations before
     it."""
+    noise: str = "threefry"
+    """How the root's Dirichlet noise is drawn: ``"threefry"`` (:func:`dirichlet_noise`:
+    with a ``threefry`` key, all of the batch's Gamma variates at once, and nothing
+    drawn when :attr:`dirichlet_fraction` is 0) or ``"mctx"`` (mctx's own, with
+    :attr:`rng`'s key: with an ``rbg`` key JAX draws the ``B * A`` variates one after
+    another, even when the fraction is 0; the reference of
+    ``benchmarks/azero_speed.py``)."""
 
     def __post_init__(self) -> None:
         checks = [
@@ -259,6 +268,7 @@ class SearchConfig:
                 "batching must be auto|vectorized|sequential",
             ),
             (self.backward in ("batched", "mctx"), "backward must be batched|mctx"),
+            (self.noise in ("threefry", "mctx"), "noise must be threefry|mctx"),
         ]
         for ok, message in checks:
             if not ok:
@@ -695,26 +705,70 @@ def batched_backward(tree: mctx.Tree[Any], leaf_index: jax.Array) -> mctx.Tree[A
     return out
 
 
-_BACKWARD_LOCK = threading.RLock()
+def dirichlet_noise(
+    rng_key: jax.Array, probs: jax.Array, *, dirichlet_alpha: float, dirichlet_fraction: float
+) -> jax.Array:
+    """mctx's root noise (``mctx._src.policies._add_dirichlet_noise``): ``probs``
+    ``float32[B, A]`` mixed with a share ``dirichlet_fraction`` of Dirichlet noise of
+    concentration ``dirichlet_alpha``, with two changes. The noise is drawn with a
+    ``threefry`` key made from ``rng_key`` (its first two words): JAX draws a Gamma
+    variate with any other key one element after another (``lax.map`` over the
+    ``B * A`` elements; its vectorized path takes ``threefry`` keys only), and with
+    :func:`search_key`'s ``rbg`` key that loop was the GPU's search (1,024 games, all
+    280 actions: 286,720 sequential rejection loops a search). And with a fraction of 0
+    it returns ``probs`` as they are, drawing nothing (mctx draws the noise and
+    multiplies it by 0: the same numbers).
+
+    >>> import jax, jax.numpy as jnp
+    >>> probs = jnp.full((2, 4), 0.25)
+    >>> noisy = dirichlet_noise(search_key(jax.random.key(0)), probs,
+    ...                         dirichlet_alpha=0.3, dirichlet_fraction=0.25)
+    >>> noisy.shape, bool(jnp.allclose(noisy.sum(axis=1), 1.0))
+    ((2, 4), True)
+    >>> bool((dirichlet_noise(jax.random.key(0), probs, dirichlet_alpha=0.3,
+    ...                       dirichlet_fraction=0.0) == probs).all())
+    True
+    """
+    if isinstance(dirichlet_fraction, float | int) and dirichlet_fraction == 0:
+        return probs
+    key = rng_key
+    typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
+    if typed and str(jax.random.key_impl(key)) != "threefry2x32":
+        data = jax.random.key_data(key).reshape(-1)[:2].astype(jnp.uint32)
+        key = jax.random.wrap_key_data(data, impl="threefry2x32")
+    batch, num_actions = probs.shape
+    alpha = jnp.full([num_actions], dirichlet_alpha, probs.dtype)
+    noise = jax.random.dirichlet(key, alpha, shape=(batch,), dtype=probs.dtype)
+    return (1 - dirichlet_fraction) * probs + dirichlet_fraction * noise
+
+
+_PATCH_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager
-def _backward(kind: str) -> Iterator[None]:
-    """While an mctx policy is traced inside, its search goes back up the tree with
-    :func:`batched_backward` (``kind="batched"``). mctx's ``search`` reads its module's
-    ``backward`` when it is traced, so the swap lasts only as long as the trace (under a
-    lock, against this module's own traces in other threads); an mctx search traced
-    elsewhere in the meantime would get the same updates, only faster."""
-    if kind != "batched":
-        yield
-        return
-    with _BACKWARD_LOCK:
-        saved = mctx_search.backward
-        setattr(mctx_search, "backward", batched_backward)  # noqa: B010 (a module's global)
+def _mctx_patches(backward: str, noise: str) -> Iterator[None]:
+    """While an mctx policy is traced inside, with ``noise="threefry"`` its root noise is
+    :func:`dirichlet_noise`, and with ``backward="batched"`` its search goes back up the
+    tree with
+    :func:`batched_backward`. mctx reads its modules' globals (``policies.
+    _add_dirichlet_noise``, ``search.backward``) when it is traced, so the swap lasts
+    only as long as the trace (under a lock, against this module's own traces in other
+    threads); an mctx search traced elsewhere in the meantime would get the same
+    updates and noise of the same law, only faster."""
+    swaps: list[tuple[Any, str, Any]] = []
+    if noise == "threefry":
+        swaps.append((mctx_policies, "_add_dirichlet_noise", dirichlet_noise))
+    if backward == "batched":
+        swaps.append((mctx_search, "backward", batched_backward))
+    with _PATCH_LOCK:
+        saved = [getattr(module, name) for module, name, _ in swaps]
         try:
+            for module, name, replacement in swaps:
+                setattr(module, name, replacement)
             yield
         finally:
-            setattr(mctx_search, "backward", saved)  # noqa: B010
+            for (module, name, _), original in zip(swaps, saved, strict=True):
+                setattr(module, name, original)
 
 
 def make_search(
@@ -782,7 +836,7 @@ def make_search(
     policy = search_dark if env.rules.variant == "dark" else search_classic
 
     def search(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
-        with _backward(config.backward):  # the mctx policy is traced in here
+        with _mctx_patches(config.backward, config.noise):  # the mctx policy is traced in here
             return policy(params, key, states)
 
     sequential = config.batching == "sequential" or (
