@@ -25,10 +25,18 @@ where the sequential reference would search thousands of games one after another
 reference) and with ``batched_backward`` (``SearchConfig.backward``); ``--slots`` searches
 in slots of the legal actions, as the agent and the trainer do; ``--evaluator dqn,zero``
 times each with the agent's evaluation and with none (uniform prior, values 0: the rules
-and the tree alone), to tell the network's share of the time from the search's.
+and the tree alone), to tell the network's share of the time from the search's;
+``--noise mctx,threefry`` times mctx's own root noise (the reference) against
+:func:`jungle_train._azero_search.dirichlet_noise` (``SearchConfig.noise``), at the share
+``--dirichlet`` (self-play's 0.25; 0 by default, as the agent plays). ``--batch`` takes a
+list of sizes (each timed in turn). ``--profile DIR`` then traces one more search of each
+variant into ``DIR`` (``jax.profiler``) and prints the device operations that took its
+time (``benchmarks/trace_summary.py``): how the GPU's slow search was found.
 
     .venv/bin/python benchmarks/azero_speed.py --batch 64 --batching vectorized \
         --backward mctx,batched --simulations 64,256 --repeats 2       # about 4 minutes
+    .venv/bin/python benchmarks/azero_speed.py --batch 1024 --batching vectorized --slots \
+        --noise mctx,threefry --dirichlet 0.25 --simulations 64 --repeats 1 --profile /tmp/p
 
 Positions: seeded random play, after 20, 60 and 120 plies (restarted when a game ends).
 For each simulation count and variant it prints the median seconds per search over
@@ -40,8 +48,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -56,6 +67,9 @@ from jungle_train._azero_search import (
     make_search,
     zero_evaluator,
 )
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trace_summary import newest_trace, summarize  # a sibling script (benchmarks/ is not a package)
 
 VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     # (label, SearchConfig fields, jit compiler options)
@@ -78,7 +92,9 @@ def main() -> None:
     parser.add_argument("--simulations", default="1024,2048")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--batch", type=int, default=0, help="games searched at once")
+    parser.add_argument(
+        "--batch", default="", help="games searched at once (a list: each size in turn)"
+    )
     parser.add_argument(
         "--batching",
         default="vectorized,sequential",
@@ -90,12 +106,26 @@ def main() -> None:
         default="batched",
         help="--batch: the backward passes timed (mctx: mctx's own, the reference; batched)",
     )
+    parser.add_argument(
+        "--noise",
+        default="threefry",
+        help="--batch: the root noise draws timed (mctx: mctx's own, the reference; threefry)",
+    )
+    parser.add_argument(
+        "--dirichlet", type=float, default=0.0, help="--batch: the root noise's share"
+    )
     parser.add_argument("--slots", action="store_true", help="--batch: search in slots")
     parser.add_argument(
         "--evaluator",
         default="dqn",
         help="--batch: the evaluations timed (dqn: the agent's, the DQN prior and the "
         "hand-made value; zero: uniform prior, values 0, the rules and the tree alone)",
+    )
+    parser.add_argument(
+        "--profile",
+        default="",
+        help="--batch: a folder; after timing, trace one more search of each variant "
+        "there (jax.profiler) and print its device operations (benchmarks/trace_summary.py)",
     )
     parser.add_argument("--train", default="", help="azero training configs to time")
     parser.add_argument("--rounds", type=int, default=2, help="--train: rounds timed")
@@ -108,7 +138,8 @@ def main() -> None:
     env = make(DARK)
     evaluate, params = dqn_guide(env)
     if args.batch:
-        batch_speed(env, evaluate, params, args)
+        for size in [int(x) for x in args.batch.split(",")]:
+            batch_speed(env, evaluate, params, size, args)
         return
     states = positions((20, 60, 120), args.seed)
     batches: list[JaxState] = [jax.tree.map(lambda x: x[None], env.from_state(s)) for s in states]
@@ -173,35 +204,39 @@ def train_speed(name: str, repeats: int, rounds: int) -> None:
         )
 
 
-def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) -> None:
-    """Vectorized against sequential search of ``args.batch`` games (see the docstring)."""
-    plies = [20 + (100 * i) // max(args.batch - 1, 1) for i in range(args.batch)]
+def batch_speed(env: Any, evaluate: Any, params: Any, size: int, args: argparse.Namespace) -> None:
+    """Vectorized against sequential search of ``size`` games (see the docstring)."""
+    plies = [20 + (100 * i) // max(size - 1, 1) for i in range(size)]
     states = [env.from_state(s) for s in positions(tuple(plies), args.seed)]
     batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *states)
     print(
-        f"DARK, a batch of {args.batch} games (after {plies[0]}..{plies[-1]} random plies), "
+        f"DARK, a batch of {size} games (after {plies[0]}..{plies[-1]} random plies), "
         f"{'slots' if args.slots else 'all actions'}, median of {args.repeats} runs; "
         f"jax {jax.__version__}, {jax.devices()[0].platform}"
     )
     evaluators = {"dqn": (evaluate, params), "zero": (zero_evaluator(env.num_actions), None)}
     chosen = [
-        (batching, backward, name)
+        (batching, backward, noise, name)
         for batching in args.batching.split(",")
         if batching
         for backward in args.backward.split(",")
         if backward
+        for noise in args.noise.split(",")
+        if noise
         for name in args.evaluator.split(",")
         if name
     ]
     for simulations in [int(x) for x in args.simulations.split(",")]:
         times: dict[str, list[float]] = {}
         searches = {}  # label: (jitted search, its evaluation's parameters)
-        for batching, backward, name in chosen:
+        for batching, backward, noise, name in chosen:
             search_config = SearchConfig(
                 simulations=simulations,
                 afterstate="parent",
                 batching=batching,
                 backward=backward,
+                noise=noise,
+                dirichlet_fraction=args.dirichlet,
                 slots=args.slots,
             )
             evaluation, weights = evaluators[name]
@@ -209,7 +244,7 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
                 make_search(env, evaluation, search_config), compiler_options=COMPILER_OPTIONS
             )
             search(weights, jax.random.key(0), batch).action.block_until_ready()
-            label = f"{batching}/{backward}/{name}"
+            label = f"{batching}/{backward}/{noise}/{name}"
             searches[label], times[label] = (search, weights), []
         for repeat in range(args.repeats):
             for label, (search, weights) in searches.items():
@@ -220,10 +255,15 @@ def batch_speed(env: Any, evaluate: Any, params: Any, args: argparse.Namespace) 
         for label, measured in times.items():
             median = statistics.median(measured)
             print(
-                f"{simulations:5d} simulations  {label:24s} {median:7.3f} s a batch, "
-                f"{args.batch / median:8.1f} decisions/s  x{reference / median:.2f}",
+                f"{simulations:5d} simulations  {label:33s} {median:7.3f} s a batch, "
+                f"{size / median:8.1f} decisions/s  x{reference / median:.2f}",
                 flush=True,
             )
+        for label, (search, weights) in searches.items() if args.profile else ():
+            folder = os.path.join(args.profile, f"{size}-{simulations}-{label.replace('/', '-')}")
+            with jax.profiler.trace(folder, create_perfetto_trace=True):
+                search(weights, jax.random.key(1), batch).action.block_until_ready()
+            print(summarize(newest_trace(folder), top=30), flush=True)
 
 
 if __name__ == "__main__":

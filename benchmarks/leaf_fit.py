@@ -16,8 +16,9 @@ chance phase) and every fourth after it, labelled by the result for the player t
 - the same error for a fitted ``tanh`` of all four features, five-fold cross-validated by
   game, so that a feature that only fits noise shows no gain.
 
-With ``--value FILE`` (a value network's checkpoint, ``jungle train value``; repeatable,
-``shipped`` for the shipped one) it also prints, by the number of pieces still face
+With ``--value FILE`` (a value network's checkpoint, ``jungle train value``, or an
+AlphaZero one, ``jungle train azero``, whose value head is read; repeatable, ``shipped``
+for the shipped value network) it also prints, by the number of pieces still face
 down, each network's correlation with the results beside the hand-made value's
 (``material + POTENTIAL_WEIGHT · potentials``): the test a learned leaf value must pass
 before it is worth a match, since a value that predicts the results of these games worse
@@ -33,7 +34,7 @@ Positions of one game are correlated, which is why the folds split by game.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -46,6 +47,7 @@ from jungle_core.jax_env import JaxState, make
 from jungle_core.lowlevel import apply
 from jungle_train._azero_net import POTENTIAL_WEIGHT, capture_gain, material_balance
 from jungle_train._board import potential
+from jungle_train._checkpoint import load_checkpoint
 from jungle_train._jax_greedy import JaxGreedy
 
 FEATURES = ("material", "potentials", "greedy", "capture")
@@ -145,11 +147,10 @@ def value_correlations(
 
     values = [hand]
     for path in paths:
-        network = ValueEvaluator(jc.DARK, path)
+        kind = load_checkpoint(path).kind if path else "value"
+        evaluate = azero_value(path) if kind == "azero" else ValueEvaluator(jc.DARK, path).evaluate
         values.append(
-            np.concatenate(
-                [network.evaluate(states[i : i + 4096]) for i in range(0, len(states), 4096)]
-            )
+            np.concatenate([evaluate(states[i : i + 4096]) for i in range(0, len(states), 4096)])
             if states
             else np.zeros(0)
         )
@@ -169,6 +170,25 @@ def value_correlations(
             )
         )
     return rows
+
+
+def azero_value(path: str) -> Callable[[Sequence[jc.State]], np.ndarray]:
+    """``evaluate(states) -> float32[N]``: the value head of the DARK AlphaZero checkpoint
+    at ``path`` (the network alone, no hand-made value mixed in), for the player to move."""
+    from jungle_train._azero_agent import _params_from_arrays, build_network
+    from jungle_train._azero_net import network_evaluation
+
+    ckpt = load_checkpoint(path, kind="azero")
+    network = build_network(jc.DARK, int(ckpt.config["channels"]), int(ckpt.config["conv_layers"]))
+    params = _params_from_arrays(ckpt.arrays, network, jc.DARK, path)
+    env = make(jc.DARK)
+    value = jax.jit(lambda x: network_evaluation(env, network, params, x).value)
+
+    def evaluate(states: Sequence[jc.State]) -> np.ndarray:
+        stacked = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
+        return np.asarray(value(stacked), np.float32)
+
+    return evaluate
 
 
 def main() -> None:
