@@ -4,27 +4,34 @@
 # land in $OUT. Run from the repository root, with the wheels the GPU image lacks in
 # .whl/ (mctx, rlax, distrax, flashbax and their needs; see README "AlphaZero"):
 #
-#   OUT=/tmp/out BUDGET=530 bash benchmarks/device_teacher.sh
+#   OUT=/tmp/out BUDGET=560 bash benchmarks/device_teacher.sh
 #
-# The run folder stays on the machine (/dev/shm/run: run.npz holds the 4,096 games and
-# the last block, about 0.7 GB); agent.npz (written after every round), metrics.jsonl and
-# config.json are copied to $OUT when the budget is spent. `timeout -k`: SIGTERM reaches
-# Python only between jitted rounds, so a round still running is killed 15 s later (the
-# files are written atomically; the last whole round's stay).
+# BUDGET is the script's whole wall-clock budget in seconds; the training gets what the
+# benchmark (BENCH=1) left of it. The run folder stays on the machine (/dev/shm/run:
+# run.npz holds the 4,096 games and the last block, about 0.7 GB); agent.npz (written
+# after every round), metrics.jsonl and config.json are copied to $OUT when the budget is
+# spent. `timeout -k`: SIGTERM reaches Python only between jitted rounds, so a round still
+# running is killed 15 s later (the files are written atomically; the last whole round's
+# stay).
 #
 # Measured: the first try (H100, 2026-11-27) finished no round in 530 s: the vectorized
-# search took 35.7 s to search 1,024 games at 64 simulations over all actions (28.7
-# decisions a second, 0.55 ms a game a simulation; `benchmarks/azero_speed.py --batch 1024
-# --batching vectorized --simulations 64`, mctx's backward pass), for reasons not yet
-# measured. Time the search first with `BENCH=1`, which runs that benchmark (slots) with
-# the agent's evaluation and with none (`--evaluator dqn,zero`: on this project's CPU the
-# evaluation was 84 % of a vectorized search's time, 16 games at 64 simulations) before
-# training.
+# search took 35.7 s to search 1,024 games at 64 simulations over all actions. The cause,
+# found with `benchmarks/azero_speed.py --profile` on this project's CPU: mctx's root
+# Dirichlet noise, whose Gamma variates JAX draws one after another (`lax.map`) with any
+# key but a threefry one, and the search's key is an rbg one: B x A sequential loops a
+# search, even at a noise share of 0. `SearchConfig.noise="threefry"` (the default since)
+# draws them at once. BENCH=1 times the 1,024-game search with mctx's noise and the fix
+# (and profiles both: the device operations that take the time), then 4,096 games with the
+# agent's evaluation and with none, before training. On one H200 (2026-11-27, BUDGET=555):
+# 4.397 s against 0.092 s (x47.7) at 1,024 games, 0.156 s at 4,096 (0.035 s with no
+# evaluation); then 22 rounds, 5.77 million decisions in 264 s of training (README).
 set -u
+t0=$(date +%s)
 OUT=${OUT:-/tmp/out}
-BUDGET=${BUDGET:-530}
+BUDGET=${BUDGET:-560}
 mkdir -p "$OUT"
-CONFIG=${CONFIG:-teacher-gpu}  # CONFIG=tiny INSTALL=0 BUDGET=120: a rehearsal on a CPU
+CONFIG=${CONFIG:-teacher-gpu}  # CONFIG=tiny INSTALL=0 BUDGET=150: a rehearsal on a CPU
+BATCH=${BATCH:-1024}  # the benchmark's games (a CPU rehearsal: BATCH=16)
 if [ "${INSTALL:-1}" = 1 ]; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target /tmp/site .whl/*.whl || exit 1
@@ -33,12 +40,18 @@ export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || true
 python3 -c "import jax, mctx, flax, optax; print('jax', jax.__version__, jax.devices(), 'flax', flax.__version__, 'optax', optax.__version__)" || exit 1
 if [ "${BENCH:-0}" = 1 ]; then
-    timeout -k 15 240 python3 benchmarks/azero_speed.py --batch 1024 --batching vectorized \
-        --evaluator dqn,zero --slots --simulations 64 --repeats 1 | tee "$OUT/bench.txt"
+    timeout -k 10 200 python3 benchmarks/azero_speed.py --batch "$BATCH" --batching vectorized \
+        --noise mctx,threefry --dirichlet 0.25 --evaluator dqn --slots --simulations 64 \
+        --repeats 1 --profile /tmp/profile | tee "$OUT/bench.txt"
+    timeout -k 10 120 python3 benchmarks/azero_speed.py --batch $((BATCH * 4)) \
+        --batching vectorized --dirichlet 0.25 --evaluator dqn,zero --slots --simulations 64 \
+        --repeats 1 | tee -a "$OUT/bench.txt"
 fi
+left=$((BUDGET - ($(date +%s) - t0)))
+echo "training budget $left s"
 rm -rf /dev/shm/run
 start=$(date +%s)
-timeout -k 15 "$BUDGET" python3 -c "from jungle_cli import main; main()" train azero \
+timeout -k 15 "$left" python3 -c "from jungle_cli import main; main()" train azero \
     --config "$CONFIG" --seed 0 --out /dev/shm/run --chunk 262144 --eval-every 262144 \
     --eval-games 0 2>&1 | tee "$OUT/train.log"
 echo "wall $(( $(date +%s) - start )) s"

@@ -137,12 +137,18 @@ def cross_validated(a: np.ndarray, y: np.ndarray, games: np.ndarray, folds: int 
 
 
 def value_correlations(
-    states: Sequence[jc.State], y: np.ndarray, hand: np.ndarray, paths: Sequence[str]
+    states: Sequence[jc.State],
+    y: np.ndarray,
+    hand: np.ndarray,
+    paths: Sequence[str],
+    mixes: Sequence[float] = (),
 ) -> list[tuple[str, int, list[float]]]:
     """For each row of :data:`BUCKETS` (the positions with that many pieces face down):
     its label, how many positions, and the correlation with the results ``y`` of the
     hand-made value ``hand`` (``float[N]``) and then of each value network in ``paths``
-    (``""``: the shipped one), in that order; NaN where a row has under two positions."""
+    (``""``: the shipped one), then of each network's mix with the hand-made value
+    ``(1 - w) * network + w * hand`` for each ``w`` in ``mixes``, in that order; NaN where
+    a row has under two positions."""
     from jungle_train._value_agent import ValueEvaluator
 
     values = [hand]
@@ -154,6 +160,7 @@ def value_correlations(
             if states
             else np.zeros(0)
         )
+    values += [(1.0 - w) * value + w * hand for value in values[1:] for w in mixes]
     down = np.array([s.face_down_mask.bit_count() for s in states], np.int64)
     rows = []
     for label, fewest, most in BUCKETS:
@@ -202,6 +209,15 @@ def main() -> None:
         metavar="FILE",
         help="a value network's checkpoint to compare (repeatable; 'shipped': the shipped one)",
     )
+    parser.add_argument(
+        "--mix",
+        action="append",
+        type=float,
+        default=[],
+        metavar="W",
+        help="--value: also each network's mix (1 - W) * network + W * hand-made, as the "
+        "azero agent's heuristic=W mixes them (repeatable)",
+    )
     args = parser.parse_args()
     states, y, games = positions(args.games)
     if not states:
@@ -210,9 +226,11 @@ def main() -> None:
     if args.value:
         paths = ["" if p == "shipped" else p for p in args.value]
         hand = x[:, 0] + POTENTIAL_WEIGHT * x[:, 1]
-        names = ", ".join(args.value)
+        names = ", ".join(
+            args.value + [f"{p} mixed at {w:g}" for p in args.value for w in args.mix]
+        )
         print(f"correlation with the result, by pieces face down: hand-made value, then {names}")
-        for label, n, corr in value_correlations(states, y, hand, paths):
+        for label, n, corr in value_correlations(states, y, hand, paths, args.mix):
             print(f"  {label:<15}{n:>8}  " + "  ".join(f"{c:+.3f}" for c in corr))
     print(f"{games.max() + 1} games, {len(states)} positions")
     for phase, chosen in (("chance phase", x[:, 4] > 0), ("all face up", x[:, 4] == 0)):
