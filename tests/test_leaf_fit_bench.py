@@ -53,3 +53,41 @@ def test_positions_and_value_correlations_agree_with_the_replayed_games(tmp_path
     assert checked >= 3, "too few rows with results to correlate"
     assert rows[0][1] == len(states)
     assert rows[1][1] + rows[4][1] == len(states)  # some face down, or none
+
+
+def test_an_alphazero_checkpoint_and_its_mixes_are_correlated_too(tmp_path: Path) -> None:
+    """``--value`` with an AlphaZero checkpoint reads its value head (the network alone,
+    for the player to move), and ``--mix w`` adds ``(1 - w) * network + w * hand``."""
+    import jax
+    import jax.numpy as jnp
+
+    from jungle_core.jax_env import make
+    from jungle_train._azero_agent import build_network
+    from jungle_train._azero_net import network_evaluation, planes_shape
+    from jungle_train._checkpoint import save_checkpoint
+    from jungle_train._pytree_io import params_to_arrays
+
+    bench = load_benchmark("leaf_fit")
+    games = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=games)
+    states, y, _ = bench.positions([games])
+    assert len(set(y.tolist())) > 1, "all four games ended alike: nothing to correlate"
+    network = build_network(DARK, 4, 1)
+    params = network.init(jax.random.key(1), jnp.zeros((1, *planes_shape(DARK))))
+    path = str(tmp_path / "agent.npz")
+    config = {"rules": "dark", "channels": 4, "conv_layers": 1}
+    save_checkpoint(path, params_to_arrays(params), kind="azero", config=config, step=0)
+
+    net = bench.azero_value(path)(states)
+    env = make(DARK)
+    stacked = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
+    want = np.asarray(network_evaluation(env, network, params, stacked).value)
+    np.testing.assert_allclose(net, want, rtol=1e-5, atol=1e-6)
+    assert net.shape == (len(states),) and np.std(net) > 0
+
+    hand = np.linspace(-1.0, 1.0, len(states))
+    rows = bench.value_correlations(states, y, hand, [path], mixes=[0.25])
+    _, n, corr = rows[0]  # every position
+    assert n == len(states) and len(corr) == 3
+    assert np.isclose(corr[1], np.corrcoef(net, y)[0, 1], atol=1e-5)
+    assert np.isclose(corr[2], np.corrcoef(0.75 * net + 0.25 * hand, y)[0, 1], atol=1e-5)
