@@ -63,6 +63,11 @@ than that on a CPU, for one game at a time, and are kept small here:
   plays and self-play searches) a node's action axis holds only its legal actions, at most
   :data:`DARK_SLOTS` or :data:`CLASSIC_SLOTS` of them, 2.5–2.8 times faster.
 
+Every search also paid for mctx's root Dirichlet noise, whose ``B × A`` Gamma variates
+JAX draws one after another with an ``rbg`` key, even at a share of 0:
+:func:`dirichlet_noise` draws them at once (:attr:`SearchConfig.noise`; on a GPU, where
+that loop was the search's time, ×47.7 for 1,024 games on one H200, README).
+
 ``benchmarks/azero_speed.py`` measures the three against the plain search (README:
 ×4.9 at 1,024 simulations, ×5.6 at 2,048, one DARK game; the first two ×1.66 and ×1.81).
 """
@@ -749,8 +754,7 @@ _PATCH_LOCK = threading.RLock()
 def _mctx_patches(backward: str, noise: str) -> Iterator[None]:
     """While an mctx policy is traced inside, with ``noise="threefry"`` its root noise is
     :func:`dirichlet_noise`, and with ``backward="batched"`` its search goes back up the
-    tree with
-    :func:`batched_backward`. mctx reads its modules' globals (``policies.
+    tree with :func:`batched_backward`. mctx reads its modules' globals (``policies.
     _add_dirichlet_noise``, ``search.backward``) when it is traced, so the swap lasts
     only as long as the trace (under a lock, against this module's own traces in other
     threads); an mctx search traced elsewhere in the meantime would get the same
