@@ -719,8 +719,9 @@ def dirichlet_noise(
     ``threefry`` key made from ``rng_key`` (its first two words): JAX draws a Gamma
     variate with any other key one element after another (``lax.map`` over the
     ``B * A`` elements; its vectorized path takes ``threefry`` keys only), and with
-    :func:`search_key`'s ``rbg`` key that loop was the GPU's search (1,024 games, all
-    280 actions: 286,720 sequential rejection loops a search). And with a fraction of 0
+    :func:`search_key`'s ``rbg`` key that loop was most of the GPU's search (one H200,
+    1,024 games in slots at 64 simulations: 4.397 s a search with it, 0.092 s with this
+    draw; README). And with a fraction of 0
     it returns ``probs`` as they are, drawing nothing (mctx draws the noise and
     multiplies it by 0: the same numbers).
 
