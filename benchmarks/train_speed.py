@@ -102,8 +102,9 @@ def python_loop(config: dqn.Config, opponent: str, seconds: float) -> float:
     return done / (time.perf_counter() - start)
 
 
-def updates_per_second(config: dqn.Config, seconds: float) -> tuple[float, float]:
-    """``(updates/s, share of a round's time in updates)``, after the buffer is warm."""
+def updates_per_second(config: dqn.Config, seconds: float) -> tuple[float, float, float]:
+    """``(updates/s, share of a round's time in updates, decisions/s of whole rounds)``,
+    after the buffer is warm."""
     trainer = dqn.DQNTrainer(config)
     collect = dqn.DQNTrainer(dataclasses.replace(config, updates_per_rollout=0))
     state = trainer.init(0)
@@ -126,7 +127,11 @@ def updates_per_second(config: dqn.Config, seconds: float) -> tuple[float, float
     _wait(c_state.params)
     per_collect = (time.perf_counter() - start) / c_rounds
     update_time = max(per_round - per_collect, 1e-9)
-    return config.updates_per_rollout / update_time, update_time / per_round
+    return (
+        config.updates_per_rollout / update_time,
+        update_time / per_round,
+        config.steps_per_round / per_round,
+    )
 
 
 def sampler_speed(batch: int, steps: int) -> tuple[float, float]:
@@ -210,12 +215,13 @@ def main() -> None:
             continue
         slow = python_loop(c, opponent, seconds / 2)
         print(f"| {opponent} | {fast:,.0f} | {slow:,.0f} | {fast / slow:.1f}x |", flush=True)
-    ups, share = updates_per_second(config, seconds)
+    ups, share, rate = updates_per_second(config, seconds)
     print(
         f"\nupdates/s (batch {config.batch_size}, {config.opponents}): {ups:,.1f}; "
         f"share of a round's time in updates ({config.updates_per_rollout} per "
         f"{config.steps_per_round} decisions): {share:.0%}"
     )
+    print(f"training rounds (collection and updates): {rate:,.0f} decisions/s")
     batch = 256 if args.quick else 4096
     fast, slow = sampler_speed(batch, 20 if args.quick else 100)
     print(

@@ -136,7 +136,7 @@ def add_train_parsers(sub: Any) -> None:
     train.add_argument(
         "--config",
         default=None,
-        help="a named config (dqn: spec | cpu, the default; azero: cpu, the default | gpu | "
+        help="a named config (dqn: spec | cpu, the default | gpu; azero: cpu, the default | gpu | "
         "tiny | classic-cpu | teacher-cpu | teacher-gpu) or a .json/.toml file of fields",
     )
     train.add_argument("--steps", type=int, default=None, help="learner decisions to train for")

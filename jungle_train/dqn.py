@@ -129,6 +129,7 @@ from jungle_train._sampling import best_action, coin, hash_words, uniform_legal
 
 __all__ = [
     "CPU_CONFIG",
+    "GPU_CONFIG",
     "SPEC_CONFIG",
     "Config",
     "DQNTrainer",
@@ -325,7 +326,17 @@ CPU_CONFIG = Config(
 )
 """The config of the shipped checkpoint: sized for 30 minutes on a 2-core CPU."""
 
-CONFIGS = {"spec": SPEC_CONFIG, "cpu": CPU_CONFIG}
+GPU_CONFIG = dataclasses.replace(
+    CPU_CONFIG, total_steps=100_000_000, num_envs=4096, updates_per_rollout=64
+)
+"""The shipped config's run on one GPU: 4,096 games at once instead of 256, and 64
+updates of 128 a round instead of 4, so that the replay ratio (0.5 sampled transitions
+per decision), the replay's age in updates and every schedule per decision stay the
+``cpu`` config's; only the games are sixteen times as many. ``total_steps`` is a ceiling:
+``benchmarks/device_dqn.sh`` sets it (``--steps``) to what the measured rate fits into
+a lent machine's budget."""
+
+CONFIGS = {"spec": SPEC_CONFIG, "cpu": CPU_CONFIG, "gpu": GPU_CONFIG}
 """Named configs for ``jungle train dqn --config NAME``."""
 
 

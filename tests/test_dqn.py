@@ -673,3 +673,30 @@ def test_a_run_killed_at_any_moment_resumes_to_the_same_network(tmp_path: Path) 
     assert [m["step"] for m in lines] == [
         m["step"] for m in read_metrics(tmp_path / "whole" / "metrics.jsonl")
     ]
+
+
+def test_the_gpu_config_is_the_cpu_config_with_sixteen_times_the_games() -> None:
+    """Only the batch of games grows: the replay ratio, the replay's age in updates and
+    every schedule per decision (target syncs, self-play refreshes in updates, ε by
+    decisions) stay the shipped ``cpu`` config's."""
+    cpu, gpu = dqn.CPU_CONFIG, dqn.GPU_CONFIG
+    assert resolve_config("dqn", "gpu", 1 << 20) == dataclasses.replace(gpu, total_steps=1 << 20)
+    changed = {
+        f.name
+        for f in dataclasses.fields(dqn.Config)
+        if getattr(cpu, f.name) != getattr(gpu, f.name)
+    }
+    assert changed == {"total_steps", "num_envs", "updates_per_rollout"}
+    assert gpu.num_envs == 16 * cpu.num_envs
+
+    def replay_ratio(c: dqn.Config) -> float:
+        return c.updates_per_rollout * c.batch_size / c.steps_per_round
+
+    def replay_age_in_updates(c: dqn.Config) -> float:
+        return c.buffer_size / c.steps_per_round * c.updates_per_rollout
+
+    assert replay_ratio(gpu) == replay_ratio(cpu) == 0.5
+    assert replay_age_in_updates(gpu) == replay_age_in_updates(cpu) == 512
+    assert gpu.updates_per_rollout / gpu.steps_per_round == (
+        cpu.updates_per_rollout / cpu.steps_per_round
+    )
