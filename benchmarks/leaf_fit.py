@@ -24,11 +24,21 @@ down, each network's correlation with the results beside the hand-made value's
 before it is worth a match, since a value that predicts the results of these games worse
 than the hand-made one has nothing to add at the search's leaves.
 
+With ``--search N`` (repeatable) the same table also has the root value of the search
+``make_agent("azero", DARK)`` plays (the shipped DQN's prior, the hand-made leaf value,
+no noise) at ``N`` simulations: what targets bootstrapped from the search's values
+(TD(λ)) would teach a value network. Measured (2026-11-27, ``--every 16``: 8,022 of the
+128,342 positions of docs/games/leaf-fit-games.txt): with pieces face down hand-made
++0.383, the search +0.389 at 64 simulations and +0.392 at 256; with every piece face up
++0.519, +0.556, +0.557. Searching barely moves the chance phase's fit.
+
 Positions of one game are correlated, which is why the folds split by game.
 
     .venv/bin/python benchmarks/leaf_fit.py docs/games/*minimax3*.jsonl
     .venv/bin/python benchmarks/leaf_fit.py --value shipped --value runs/value/agent.npz \
         docs/games/*minimax3*.jsonl
+    .venv/bin/python benchmarks/leaf_fit.py --every 16 --search 64 --search 256 \
+        $(cat docs/games/leaf-fit-games.txt)
 """
 
 from __future__ import annotations
@@ -142,13 +152,15 @@ def value_correlations(
     hand: np.ndarray,
     paths: Sequence[str],
     mixes: Sequence[float] = (),
+    searches: Sequence[int] = (),
 ) -> list[tuple[str, int, list[float]]]:
     """For each row of :data:`BUCKETS` (the positions with that many pieces face down):
     its label, how many positions, and the correlation with the results ``y`` of the
     hand-made value ``hand`` (``float[N]``) and then of each value network in ``paths``
     (``""``: the shipped one), then of each network's mix with the hand-made value
-    ``(1 - w) * network + w * hand`` for each ``w`` in ``mixes``, in that order; NaN where
-    a row has under two positions."""
+    ``(1 - w) * network + w * hand`` for each ``w`` in ``mixes``, then of the agent's
+    search's root value at each simulation count in ``searches`` (:func:`search_value`),
+    in that order; NaN where a row has under two positions."""
     from jungle_train._value_agent import ValueEvaluator
 
     values = [hand]
@@ -161,6 +173,7 @@ def value_correlations(
             else np.zeros(0)
         )
     values += [(1.0 - w) * value + w * hand for value in values[1:] for w in mixes]
+    values += [search_value(n)(states) for n in searches]
     down = np.array([s.face_down_mask.bit_count() for s in states], np.int64)
     rows = []
     for label, fewest, most in BUCKETS:
@@ -198,6 +211,31 @@ def azero_value(path: str) -> Callable[[Sequence[jc.State]], np.ndarray]:
     return evaluate
 
 
+def search_value(simulations: int, batch: int = 64) -> Callable[[Sequence[jc.State]], np.ndarray]:
+    """``evaluate(states) -> float32[N]``: the root value, for the player to move, of the
+    search ``make_agent("azero", DARK)`` plays (the shipped DQN's prior, the hand-made
+    leaf value; no noise) at ``simulations`` simulations, ``batch`` positions a call."""
+    from jungle_train._azero_agent import dqn_guide
+    from jungle_train._azero_search import SearchConfig, make_search
+
+    env = make(jc.DARK)
+    guide, params = dqn_guide(env)
+    config = SearchConfig(simulations=simulations, afterstate="parent", slots=True)
+    search = make_search(env, guide, config)
+    root = jax.jit(lambda x, key: search(params, key, x).search_tree.summary().value)
+
+    def evaluate(states: Sequence[jc.State]) -> np.ndarray:
+        out = []
+        for start in range(0, len(states), batch):
+            chunk = [env.from_state(s) for s in states[start : start + batch]]
+            chunk += [chunk[-1]] * (batch - len(chunk))  # one compiled shape
+            stacked = jax.tree.map(lambda *x: jnp.stack(x), *chunk)
+            out.append(np.asarray(root(stacked, jax.random.key(start)), np.float32))
+        return np.concatenate(out)[: len(states)] if out else np.zeros(0, np.float32)
+
+    return evaluate
+
+
 def main() -> None:
     """Read the games, compute the features and print the tables."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -218,19 +256,36 @@ def main() -> None:
         help="--value: also each network's mix (1 - W) * network + W * hand-made, as the "
         "azero agent's heuristic=W mixes them (repeatable)",
     )
+    parser.add_argument(
+        "--search",
+        action="append",
+        type=int,
+        default=[],
+        metavar="N",
+        help="also the root value of the azero agent's search at N simulations (repeatable)",
+    )
+    parser.add_argument(
+        "--every", type=int, default=1, metavar="K", help="only every K-th position (default 1)"
+    )
     args = parser.parse_args()
+    if args.every < 1:
+        parser.error(f"--every must be >= 1, not {args.every}")
     states, y, games = positions(args.games)
+    states, y, games = states[:: args.every], y[:: args.every], games[:: args.every]
     if not states:
         raise SystemExit("no DARK positions in those files")
     x = features(states)
-    if args.value:
+    if args.value or args.search:
         paths = ["" if p == "shipped" else p for p in args.value]
         hand = x[:, 0] + POTENTIAL_WEIGHT * x[:, 1]
         names = ", ".join(
-            args.value + [f"{p} mixed at {w:g}" for p in args.value for w in args.mix]
+            args.value
+            + [f"{p} mixed at {w:g}" for p in args.value for w in args.mix]
+            + [f"the search at {n} simulations" for n in args.search]
         )
         print(f"correlation with the result, by pieces face down: hand-made value, then {names}")
-        for label, n, corr in value_correlations(states, y, hand, paths, args.mix):
+        rows = value_correlations(states, y, hand, paths, args.mix, args.search)
+        for label, n, corr in rows:
             print(f"  {label:<15}{n:>8}  " + "  ".join(f"{c:+.3f}" for c in corr))
     print(f"{games.max() + 1} games, {len(states)} positions")
     for phase, chosen in (("chance phase", x[:, 4] > 0), ("all face up", x[:, 4] == 0)):

@@ -91,3 +91,32 @@ def test_an_alphazero_checkpoint_and_its_mixes_are_correlated_too(tmp_path: Path
     assert n == len(states) and len(corr) == 3
     assert np.isclose(corr[1], np.corrcoef(net, y)[0, 1], atol=1e-5)
     assert np.isclose(corr[2], np.corrcoef(0.75 * net + 0.25 * hand, y)[0, 1], atol=1e-5)
+
+
+def test_the_search_column_is_the_agents_root_value_for_the_mover(tmp_path: Path) -> None:
+    """``--search N``: the root value of the DQN-guided search, for the player to move
+    whichever seat that is; it sees a capture that wins the game, which the hand-made
+    value (material and potentials) does not."""
+    from jungle_core import from_fen
+
+    bench = load_benchmark("leaf_fit")
+    wins = ["8/8/8/8/8/8/Ew6 0 0 0 - -", "8/8/8/8/8/8/eW6 1 0 0 - -"]  # take the last piece
+    stuck = ["8/8/8/8/8/8/We6 0 0 0 - -", "8/8/8/8/8/8/wE6 1 0 0 - -"]  # a Wolf by an Elephant
+    states = [from_fen(f) for f in wins + stuck]
+    value = bench.search_value(16, batch=4)(states)
+    features = bench.features(states)
+    hand = features[:, 0] + bench.POTENTIAL_WEIGHT * features[:, 1]
+    assert value.shape == (4,)
+    assert value[0] == value[1] > 0.8 > hand[0] == hand[1] > 0  # both seats alike
+    assert value[2] == value[3] < 0 and hand[2] == hand[3] < 0
+
+    games = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 2, seed=3, workers=1, out=games)
+    states, y, _ = bench.positions([games])
+    assert len(set(y.tolist())) > 1, "both games ended alike: nothing to correlate"
+    hand = np.linspace(-1.0, 1.0, len(states))
+    rows = bench.value_correlations(states, y, hand, [], searches=[4])
+    _, n, corr = rows[0]  # every position
+    want = bench.search_value(4)(states)
+    assert n == len(states) and len(corr) == 2
+    assert np.isclose(corr[1], np.corrcoef(want, y)[0, 1], atol=1e-6)
