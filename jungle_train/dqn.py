@@ -335,9 +335,10 @@ GPU_CONFIG = dataclasses.replace(
 """The shipped config's run on one GPU: 4,096 games at once instead of 256, and 64
 updates of 128 a round instead of 4, so that the replay ratio (0.5 sampled transitions
 per decision), the replay's age in updates and every schedule per decision stay the
-``cpu`` config's; only the games are sixteen times as many. ``total_steps`` is a ceiling:
-``benchmarks/device_dqn.sh`` sets it (``--steps``) to what the measured rate fits into
-a lent machine's budget."""
+``cpu`` config's; only the games are sixteen times as many. ``total_steps`` is a round
+figure (about 4 minutes on an H200); ``benchmarks/device_dqn.sh`` replaces it (``--steps``,
+which sizes the schedules too) with what the measured rate fits into a lent machine's
+budget."""
 
 CONFIGS = {"spec": SPEC_CONFIG, "cpu": CPU_CONFIG, "gpu": GPU_CONFIG}
 """Named configs for ``jungle train dqn --config NAME``."""
