@@ -6,7 +6,7 @@ bring JAX).
 
 >>> cls, named = config_class("dqn")
 >>> cls.__name__, sorted(named)
-('Config', ['cpu', 'spec'])
+('Config', ['cpu', 'gpu', 'spec'])
 """
 
 from __future__ import annotations
