@@ -44,7 +44,7 @@ Positions of one game are correlated, which is why the folds split by game.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -53,7 +53,7 @@ from jax.scipy.optimize import minimize
 
 import jungle_core as jc
 from jungle_agents.arena import load_games
-from jungle_core.jax_env import JaxState, make
+from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_core.lowlevel import apply
 from jungle_train._azero_net import POTENTIAL_WEIGHT, capture_gain, material_balance
 from jungle_train._board import potential
@@ -111,13 +111,19 @@ def features(states: Sequence[jc.State], batch: int = 512) -> np.ndarray:
         )
 
     compute = jax.jit(jax.vmap(one))
-    out = []
+    out = [np.asarray(compute(x)) for _, x in padded_batches(env, states, batch)]
+    return np.concatenate(out)[: len(states)]
+
+
+def padded_batches(
+    env: JaxEnv, states: Sequence[jc.State], batch: int
+) -> Iterator[tuple[int, JaxState]]:
+    """``(start, [batch] JaxState)`` for each run of ``batch`` positions, the last one
+    padded with its final position, so that every call has one compiled shape."""
     for start in range(0, len(states), batch):
         chunk = [env.from_state(s) for s in states[start : start + batch]]
-        chunk += [chunk[-1]] * (batch - len(chunk))  # one compiled shape
-        stacked = jax.tree.map(lambda *x: jnp.stack(x), *chunk)
-        out.append(np.asarray(compute(stacked)))
-    return np.concatenate(out)[: len(states)]
+        chunk += [chunk[-1]] * (batch - len(chunk))
+        yield start, jax.tree.map(lambda *x: jnp.stack(x), *chunk)
 
 
 def fit_tanh(a: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -225,12 +231,10 @@ def search_value(simulations: int, batch: int = 64) -> Callable[[Sequence[jc.Sta
     root = jax.jit(lambda x, key: search(params, key, x).search_tree.summary().value)
 
     def evaluate(states: Sequence[jc.State]) -> np.ndarray:
-        out = []
-        for start in range(0, len(states), batch):
-            chunk = [env.from_state(s) for s in states[start : start + batch]]
-            chunk += [chunk[-1]] * (batch - len(chunk))  # one compiled shape
-            stacked = jax.tree.map(lambda *x: jnp.stack(x), *chunk)
-            out.append(np.asarray(root(stacked, jax.random.key(start)), np.float32))
+        out = [
+            np.asarray(root(x, jax.random.key(start)), np.float32)
+            for start, x in padded_batches(env, states, batch)
+        ]
         return np.concatenate(out)[: len(states)] if out else np.zeros(0, np.float32)
 
     return evaluate
