@@ -66,6 +66,10 @@ for that long), the search's after (measured in the README);
 search, and each searched position loses that much in proportion to the no-removal
 clock (:attr:`SearchConfig.contempt`; the Minimax agent's ``contempt`` on the search's
 value scale);
+``risk`` (DARK, in [0, 1)): in the searches of the decisions taken while some piece is
+still face down, every leaf value that favours the agent keeps only ``1 - risk`` of
+itself (:attr:`SearchConfig.risk`: a concave utility, so the chance phase prefers a
+level position to an even gamble; measured in the README);
 ``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in
 a random order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
 ``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
@@ -335,6 +339,7 @@ class AZeroAgent:
         greedy: float = 0.0,
         potential: float = POTENTIAL_WEIGHT,
         potential_face_down: float = -1.0,
+        risk: float = 0.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -377,6 +382,11 @@ class AZeroAgent:
         if contempt and not rules.is_dark:
             raise ValueError(f"contempt is for DARK rules, not {rules.name}")
         self._contempt = float(contempt)
+        if not 0.0 <= risk < 1.0:
+            raise ValueError(f"risk must be in [0, 1), not {risk}")
+        if risk and not rules.is_dark:
+            raise ValueError(f"risk is for DARK rules, not {rules.name}")
+        self._risk = float(risk)
         if not 0.0 <= capture <= 1.0:
             raise ValueError(f"capture must be in [0, 1], not {capture}")
         if not 0.0 <= greedy <= 1.0:
@@ -454,8 +464,12 @@ class AZeroAgent:
             if self._pb_c_face_down == self._pb_c
             and self.face_down_simulations == self.simulations
             and self._model_face_down == self._model
+            and not self._risk
             else self._compile(
-                self.face_down_simulations, self._pb_c_face_down, self._model_face_down
+                self.face_down_simulations,
+                self._pb_c_face_down,
+                self._model_face_down,
+                self._risk,
             )
         )
         label = f"path={path}" if path else ""
@@ -474,6 +488,7 @@ class AZeroAgent:
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
         label += f",contempt={contempt:g}" if contempt else ""
+        label += f",risk={risk:g}" if risk else ""
         label += f",face_down_simulations={face_down_simulations}" if face_down_simulations else ""
         label += f",face_down_minimax={face_down_minimax:g}" if face_down_minimax else ""
         label += ",leaf_tables=1" if leaf_tables else ""
@@ -552,7 +567,11 @@ class AZeroAgent:
         self._considered = 16
 
     def _compile(
-        self, simulations: int, pb_c: float, model: tuple[Any, ...] | None = None
+        self,
+        simulations: int,
+        pb_c: float,
+        model: tuple[Any, ...] | None = None,
+        risk: float = 0.0,
     ) -> Callable[[Any, jax.Array, JaxState], tuple[jax.Array, jax.Array]]:
         search_config = SearchConfig(
             simulations=simulations,
@@ -563,6 +582,7 @@ class AZeroAgent:
             chance_order=self._chance_order,
             pb_c_init=pb_c,
             contempt=self._contempt,
+            risk=risk,
             slots=True,  # the same search on a narrower tree
         )
         search = _searcher(self.rules, self._model if model is None else model, search_config)

@@ -202,6 +202,15 @@ class SearchConfig:
     mover (gains it for the other): what the Minimax agent's ``contempt`` does
     (:class:`jungle_agents.SearchConfig`), on the search's value scale (a value in
     [-1, 1]). 0: a draw is worth 0 to both."""
+    risk: float = 0.0
+    """The root's mover's aversion to risk: every evaluated value (position and
+    afterstate, not a game's result) that favours the root's mover keeps only
+    ``1 - risk`` of itself, for either player to move (still zero-sum: the opponent's
+    matching negative value shrinks the same), and a value that favours the opponent
+    stays as it is. The search then maximizes a concave utility of the leaf value:
+    a gamble of +x or -x at even odds is worth ``-risk * x / 2`` to the root's mover, not
+    0. A side that converts a level position more often than it is lost from one
+    behind (DARK's chance phase, README) should prefer the level one. 0: risk-neutral."""
 
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in
@@ -262,6 +271,7 @@ class SearchConfig:
             (self.max_considered >= 1, "max_considered must be >= 1"),
             (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
             (0.0 <= self.contempt < 1.0, "contempt must be in [0, 1)"),
+            (0.0 <= self.risk < 1.0, "risk must be in [0, 1)"),
             (
                 self.afterstate in ("head", "parent", "expected"),
                 "afterstate must be head|parent|expected",
@@ -460,30 +470,39 @@ class _Model:
         self.slots = (DARK_SLOTS if dark else CLASSIC_SLOTS) if config.slots else 0
         # the width of a decision node's action axis in the tree
         self.width = self.slots or self.num_actions
-        # with contempt the search's params are (evaluator params, root mover int32[B])
+        # with contempt or risk the search's params are (evaluator params, root mover
+        # int32[B])
         self.contempt = config.contempt
+        self.risk = config.risk
+        self.rooted = bool(config.contempt or config.risk)
         self.clock_cost = (
             config.contempt / env.rules.no_removal_limit if env.rules.no_removal_limit else 0.0
         )
 
     def with_root(self, params: Any, states: JaxState) -> Any:
         """What the search hands mctx as ``params``: the evaluator's, and with contempt
-        the root's mover (``int32[B]``), which the recurrent functions read back."""
-        return (params, states.current_player) if self.contempt else params
+        or risk the root's mover (``int32[B]``), which the recurrent functions read back."""
+        return (params, states.current_player) if self.rooted else params
 
     def _evaluate(self, params: Any, states: JaxState) -> Evaluation:
-        """The evaluator's view of ``states``, with contempt's clock cost: each value
-        less ``clock_cost * plies_since_removal`` for the root's mover (more for the
-        other)."""
-        if not self.contempt:
+        """The evaluator's view of ``states``, with contempt's clock cost (each value
+        less ``clock_cost * plies_since_removal`` for the root's mover, more for the
+        other) and then risk's shrink (each value that favours the root's mover times
+        ``1 - risk``)."""
+        if not self.rooted:
             return self.evaluate(params, states)
         inner, root = params
         ev = self.evaluate(inner, states)
-        if not self.clock_cost:
-            return ev
         sign = jnp.where(states.current_player == root, 1.0, -1.0)
-        cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
-        return Evaluation(ev.logits, ev.value - cost, ev.afterstate - cost[:, None])
+        value, afterstate = ev.value, ev.afterstate
+        if self.clock_cost:
+            cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
+            value, afterstate = value - cost, afterstate - cost[:, None]
+        if self.risk:
+            keep = 1.0 - self.risk
+            value = jnp.where(sign * value > 0, keep * value, value)
+            afterstate = jnp.where(sign[:, None] * afterstate > 0, keep * afterstate, afterstate)
+        return Evaluation(ev.logits, value, afterstate)
 
     def _result(
         self, params: Any, before: JaxState, after: JaxState

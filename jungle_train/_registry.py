@@ -168,6 +168,13 @@ def register_azero() -> None:
                 "DARK: seconds of the Minimax agent (its defaults, deepening) that decides "
                 "while some piece is face down, the search deciding after (0: off)",
             ),
+            "risk": Param(
+                float,
+                0.0,
+                "DARK: in the searches of the decisions taken while some piece is face "
+                "down, every leaf value that favours the agent keeps 1 - risk of itself "
+                "(a concave utility: a level position over an even gamble; 0: off)",
+            ),
             "contempt": Param(
                 float,
                 0.0,

@@ -821,6 +821,8 @@ def test_azero_agent_options_are_checked() -> None:
         ("azero:pb_c=0", DARK, "pb_c"),
         ("azero:contempt=1", DARK, "contempt"),
         ("azero:contempt=0.1", CLASSIC, "contempt"),
+        ("azero:risk=1", DARK, "risk"),
+        ("azero:risk=0.5", CLASSIC, "risk"),
     ]
     for spec, rules, match in refused:
         with pytest.raises(AgentSpecError, match=match):
@@ -876,6 +878,32 @@ def test_contempt_makes_a_draw_cost_the_root_mover(player: int) -> None:
         make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(contempt=0.1))
 
 
+@pytest.mark.parametrize("player", [0, 1])
+def test_risk_shrinks_the_values_that_favour_the_root_mover(player: int) -> None:
+    """``risk``: every evaluated value that favours the root's mover keeps ``1 - risk``
+    of itself, whichever seat searches, and one that favours the opponent is unchanged.
+    Player 0 is far ahead (Elephant, Lion and Tiger against a Cat out of reach of the
+    search): its search values every position at half with ``risk=0.5`` (mctx's Q
+    normalization makes the visits the same), and player 1's search is not changed at
+    all. Hand-made value, uniform prior, true rules."""
+    from jungle_train._azero_net import hand_evaluation
+
+    env = make(DARK)
+    evaluate = functools.partial(hand_evaluation, env)
+    params = (jnp.zeros(()), jnp.zeros((), jnp.int32))
+    state = _batch(from_fen(f"7c/8/8/8/8/8/ELT5 {player} 0 0 - -"))
+    trees = {}
+    for risk in (0.0, 0.5):
+        search = jax.jit(make_search(env, evaluate, SearchConfig(16, slots=True, risk=risk)))
+        trees[risk] = search(params, jax.random.key(0), state).search_tree.summary()
+    plain, averse = float(trees[0.0].value[0]), float(trees[0.5].value[0])
+    assert (plain > 0.5) if player == 0 else (plain < -0.5)
+    assert averse == pytest.approx(plain / 2 if player == 0 else plain, rel=1e-5)
+    assert np.array_equal(trees[0.0].visit_counts, trees[0.5].visit_counts)
+    with pytest.raises(ValueError, match="risk"):
+        SearchConfig(risk=1.0)
+
+
 def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
     """Each evaluated position loses ``contempt * plies_since_removal / limit`` for the
     root's mover and gains it for the other (zero evaluator: the value is that alone)."""
@@ -895,11 +923,12 @@ def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
     assert np.asarray(plain._evaluate(None, states).value) == pytest.approx([0.0, 0.0])
 
 
-@pytest.mark.parametrize("knob", ["pb_c_face_down=2.5", "face_down_simulations=16"])
+@pytest.mark.parametrize("knob", ["pb_c_face_down=2.5", "face_down_simulations=16", "risk=0.5"])
 def test_face_down_knobs_serve_the_decisions_while_a_piece_is_face_down(knob: str) -> None:
-    """``pb_c_face_down`` (an exploration constant) and ``face_down_simulations`` each
-    compile a second search; the agent asks it while some piece is face down and the
-    first one after (every piece face up); without them there is one search."""
+    """``pb_c_face_down`` (an exploration constant), ``face_down_simulations`` and
+    ``risk`` (the aversion to an even gamble) each compile a second search; the agent
+    asks it while some piece is face down and the first one after (every piece face
+    up); without them there is one search."""
     from jungle_agents import AgentSpecError, make_agent
 
     name = knob.split("=", maxsplit=1)[0]
