@@ -48,7 +48,9 @@ def server() -> Iterator[str]:
 @pytest.fixture
 def app(page: Page, server: str) -> Page:
     """The page, loaded, with its first game (human vs random on DARK) ready."""
-    page.set_default_timeout(15_000)
+    # generous: a wait is not a speed test, and on the 2-core CI machine under another
+    # job's load (a match beside it) one click's round trip once took over 15 s
+    page.set_default_timeout(60_000)
     page.goto(server + "/")
     wait_human(page)
     return page
