@@ -209,8 +209,9 @@ class SearchConfig:
     matching negative value shrinks the same), and a value that favours the opponent
     stays as it is. The search then maximizes a concave utility of the leaf value:
     a gamble of +x or -x at even odds is worth ``-risk * x / 2`` to the root's mover, not
-    0. A side that converts a level position more often than it is lost from one
-    behind (DARK's chance phase, README) should prefer the level one. 0: risk-neutral."""
+    0, as it is to a side whose score rises less with a piece ahead than it falls with a
+    piece behind (the DARK agent's, at the end of the chance phase against minimax depth
+    3; README, where ``risk=0.5`` measured weaker). DARK only. 0: risk-neutral."""
 
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in
@@ -855,8 +856,9 @@ def make_search(
         )
         return out if slots is None else in_actions(out, slots, env.num_actions)
 
-    if config.contempt and env.rules.variant != "dark":
-        raise ValueError(f"search config: contempt is for DARK rules, not {env.rules.name}")
+    for knob, value in (("contempt", config.contempt), ("risk", config.risk)):
+        if value and env.rules.variant != "dark":
+            raise ValueError(f"search config: {knob} is for DARK rules, not {env.rules.name}")
     policy = search_dark if env.rules.variant == "dark" else search_classic
 
     def search(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
