@@ -211,7 +211,8 @@ class SearchConfig:
     a gamble of +x or -x at even odds is worth ``-risk * x / 2`` to the root's mover, not
     0, as it is to a side whose score rises less with a piece ahead than it falls with a
     piece behind (the DARK agent's, at the end of the chance phase against minimax depth
-    3; README, where ``risk=0.5`` measured weaker). DARK only. 0: risk-neutral."""
+    3; README, where ``risk=0.5`` measured weaker). DARK only, and not with
+    ``afterstate="expected"``. 0: risk-neutral."""
 
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in
@@ -273,6 +274,12 @@ class SearchConfig:
             (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
             (0.0 <= self.contempt < 1.0, "contempt must be in [0, 1)"),
             (0.0 <= self.risk < 1.0, "risk must be in [0, 1)"),
+            # "expected" adds its material change to a chance node's value after the
+            # evaluation, so that value would escape the shrink
+            (
+                not (self.risk and self.afterstate == "expected"),
+                "risk does not combine with afterstate=expected",
+            ),
             (
                 self.afterstate in ("head", "parent", "expected"),
                 "afterstate must be head|parent|expected",

@@ -904,6 +904,8 @@ def test_risk_shrinks_the_values_that_favour_the_root_mover(player: int) -> None
         SearchConfig(risk=1.0)
     with pytest.raises(ValueError, match="risk"):
         make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(risk=0.5))
+    with pytest.raises(ValueError, match="afterstate=expected"):
+        SearchConfig(risk=0.5, afterstate="expected")
 
 
 def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
