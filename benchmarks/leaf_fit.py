@@ -32,6 +32,21 @@ no noise) at ``N`` simulations: what targets bootstrapped from the search's valu
 +0.383, the search +0.389 at 64 simulations and +0.392 at 256; with every piece face up
 +0.519, +0.556, +0.557. Searching barely moves the chance phase's fit.
 
+With ``--values`` it prints instead which piece values make the material balance
+(:func:`jungle_train._azero_net.material_balance`, ``(M_mover - M_other) / (M_mover +
+M_other)``) predict the results best: the eight values (Rat to Elephant) and the scale
+``a`` of ``tanh(a · balance)`` fitted by least squares (BFGS) for each phase and for all
+positions, five-fold cross-validated by game, then the correlation of each named set of
+:data:`jungle_train._azero_net.PIECE_VALUES` with the results, by pieces face down.
+Measured (2026-11-27, the 128,342 positions of docs/games/leaf-fit-games.txt, 40 s):
+fitted on all positions, Rat 92, Cat 0, Dog 39, Wolf 49, Leopard 50, Tiger 74, Lion 107,
+Elephant 159 (held-out correlation +0.366, as SPEC's values'); in the chance phase
+alone Lion 148 and Elephant 279 (+0.351 against +0.330), with every piece face up Rat
+131 and Elephant 86 (+0.504 against +0.479). The rounded ``fitted`` set correlates
++0.353 with the results in the chance phase against SPEC's +0.330, +0.469 against
++0.474 with every piece face up. Played by the ``azero`` search it scored worse than
+SPEC's values (README).
+
 Positions of one game are correlated, which is why the folds split by game.
 
     .venv/bin/python benchmarks/leaf_fit.py docs/games/*minimax3*.jsonl
@@ -39,6 +54,7 @@ Positions of one game are correlated, which is why the folds split by game.
         docs/games/*minimax3*.jsonl
     .venv/bin/python benchmarks/leaf_fit.py --every 16 --search 64 --search 256 \
         $(cat docs/games/leaf-fit-games.txt)
+    .venv/bin/python benchmarks/leaf_fit.py --values $(cat docs/games/leaf-fit-games.txt)
 """
 
 from __future__ import annotations
@@ -55,7 +71,12 @@ import jungle_core as jc
 from jungle_agents.arena import load_games
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_core.lowlevel import apply
-from jungle_train._azero_net import POTENTIAL_WEIGHT, capture_gain, material_balance
+from jungle_train._azero_net import (
+    PIECE_VALUES,
+    POTENTIAL_WEIGHT,
+    capture_gain,
+    material_balance,
+)
 from jungle_train._board import potential
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._jax_greedy import JaxGreedy
@@ -150,6 +171,81 @@ def cross_validated(a: np.ndarray, y: np.ndarray, games: np.ndarray, folds: int 
         w = fit_tanh(a[train], y[train])
         errors.append(float(np.mean((np.tanh(a[test] @ w) - y[test]) ** 2)))
     return float(np.mean(errors))
+
+
+def holdings(states: Sequence[jc.State]) -> tuple[np.ndarray, np.ndarray]:
+    """``(mine, theirs)``, each ``float64[N, 8]``: whether the player to move (its
+    opponent) still has its piece of each rank (Rat first), face up on the board or face
+    down: ``State.in_play``)."""
+    held = np.zeros((len(states), 16))
+    for i, state in enumerate(states):
+        row = [(state.in_play >> k) & 1 for k in range(16)]
+        held[i] = row[8:] + row[:8] if state.to_move else row
+    return held[:, :8], held[:, 8:]
+
+
+def balance(values: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """``float64[N]``: the material balance ``(M_mine - M_theirs) / (M_mine + M_theirs)``
+    by ``values`` (``[8]``, Rat to Elephant), 0 where nobody holds anything."""
+    a, b = mine @ values, theirs @ values
+    return np.where(a + b > 0, (a - b) / np.maximum(a + b, 1e-9), 0.0)
+
+
+def fit_piece_values(mine: np.ndarray, theirs: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``float64[9]``: the piece values (``[:8]``, scaled to a Leopard of 50) and the
+    scale ``a`` (``[8]``) of the least-squares fit ``y ≈ tanh(a · balance)``, BFGS from
+    SPEC's values (log-values fitted, so that each stays positive)."""
+    m, t, yy = jnp.asarray(mine), jnp.asarray(theirs), jnp.asarray(y)
+
+    def loss(w: jax.Array) -> jax.Array:
+        v = jnp.exp(w[:8])
+        a, b = m @ v, t @ v
+        ratio = jnp.where(a + b > 0, (a - b) / jnp.maximum(a + b, 1e-9), 0.0)
+        return jnp.mean((jnp.tanh(w[8] * ratio) - yy) ** 2)
+
+    start = jnp.concatenate([jnp.log(jnp.asarray(PIECE_VALUES["spec"])), jnp.ones(1)])
+    w = np.asarray(minimize(loss, start, method="BFGS").x, np.float64)
+    values = np.exp(w[:8])
+    return np.concatenate([values / values[4] * 50.0, w[8:]])
+
+
+def piece_value_tables(
+    states: Sequence[jc.State], y: np.ndarray, games: np.ndarray, folds: int = 5
+) -> None:
+    """Print the ``--values`` tables (the module's docstring)."""
+    mine, theirs = holdings(states)
+    down = np.array([s.face_down_mask.bit_count() for s in states])
+    print(f"{games.max() + 1} games, {len(states)} positions")
+    print("piece values fitted (Rat .. Elephant, Leopard 50) and scale a, then the held-out")
+    print("correlation of their balance with the result against SPEC's values', five folds:")
+    for phase, chosen in (
+        ("all", down >= 0),
+        ("chance phase", down > 0),
+        ("all face up", down == 0),
+    ):
+        m, t, yy, gg = mine[chosen], theirs[chosen], y[chosen], games[chosen]
+        fitted, spec = [], []
+        for k in range(folds):
+            train, test = gg % folds != k, gg % folds == k
+            w = fit_piece_values(m[train], t[train], yy[train])
+            fitted.append(np.corrcoef(balance(w[:8], m[test], t[test]), yy[test])[0, 1])
+            spec_values = np.asarray(PIECE_VALUES["spec"])
+            spec.append(np.corrcoef(balance(spec_values, m[test], t[test]), yy[test])[0, 1])
+        w = fit_piece_values(m, t, yy)
+        print(
+            f"  {phase:<13}{len(yy):>8}  "
+            + " ".join(f"{v:.0f}" for v in w[:8])
+            + f"  a {w[8]:.2f}: {np.mean(fitted):+.3f} against {np.mean(spec):+.3f}"
+        )
+    print("correlation of each named set's balance with the result, by pieces face down:")
+    print("  " + " " * 23 + "  ".join(f"{name:>7}" for name in PIECE_VALUES))
+    for label, low, high in BUCKETS:
+        chosen = (down >= low) & (down <= high)
+        corr = [
+            np.corrcoef(balance(np.asarray(v), mine[chosen], theirs[chosen]), y[chosen])[0, 1]
+            for v in PIECE_VALUES.values()
+        ]
+        print(f"  {label:<15}{chosen.sum():>8}  " + "  ".join(f"{c:+7.3f}" for c in corr))
 
 
 def value_correlations(
@@ -269,6 +365,11 @@ def main() -> None:
         help="also the root value of the azero agent's search at N simulations (repeatable)",
     )
     parser.add_argument(
+        "--values",
+        action="store_true",
+        help="print only which piece values make the material balance fit best",
+    )
+    parser.add_argument(
         "--every", type=int, default=1, metavar="K", help="only every K-th position (default 1)"
     )
     args = parser.parse_args()
@@ -278,6 +379,9 @@ def main() -> None:
     states, y, games = states[:: args.every], y[:: args.every], games[:: args.every]
     if not states:
         raise SystemExit("no DARK positions in those files")
+    if args.values:
+        piece_value_tables(states, y, games)
+        return
     x = features(states)
     if args.value or args.search:
         paths = ["" if p == "shipped" else p for p in args.value]

@@ -112,6 +112,7 @@ from jungle_core import (
 )
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._azero_net import (
+    PIECE_VALUES,
     POTENTIAL_WEIGHT,
     PolicyValueNetwork,
     blended_evaluation,
@@ -258,19 +259,21 @@ def _searcher(
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
     ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
-    covering, exact, capture, greedy, potential)`` (``hunting``: the hunt weight is above 0, so the
-    evaluation computes the term; ``covering``: the ``cover`` adjustment of the hand-made
-    value is on; ``exact``: the endgame tables value the leaves they hold; ``capture``:
-    the share of the mover's immediate capture gain in the hand-made value; ``greedy``:
-    the weight of the Greedy heuristic in it while pieces are face down; ``potential``:
-    the weight of the shaping potentials' difference in it) or
+    covering, exact, capture, greedy, values, potential)`` (``hunting``: the hunt weight
+    is above 0, so the evaluation computes the term; ``covering``: the ``cover``
+    adjustment of the hand-made value is on; ``exact``: the endgame tables value the
+    leaves they hold; ``capture``: the share of the mover's immediate capture gain in the
+    hand-made value; ``greedy``: the weight of the Greedy heuristic in it while pieces
+    are face down; ``values``: the name of its material's piece values,
+    :data:`jungle_train._azero_net.PIECE_VALUES`; ``potential``: the weight of the
+    shaping potentials' difference in it) or
     ``("hand",)``."""
     env = make(rules)
     evaluate: Any
     if model[0] == "hand":
         evaluate = functools.partial(hand_evaluation, env)
     elif model[0] == "dqn":
-        dqn_config, hunting, covering, exact, capture, greedy, potential = model[1:8]
+        dqn_config, hunting, covering, exact, capture, greedy, values, potential = model[1:9]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
             dqn_prior_evaluation,
@@ -284,6 +287,7 @@ def _searcher(
             capture=capture,
             greedy=greedy,
             potential_weight=potential,
+            piece_values=PIECE_VALUES[values],
         )
     else:
         network = build_network(rules, model[1], model[2])
@@ -340,6 +344,7 @@ class AZeroAgent:
         potential: float = POTENTIAL_WEIGHT,
         potential_face_down: float = -1.0,
         risk: float = 0.0,
+        values: str = "spec",
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -397,6 +402,8 @@ class AZeroAgent:
             raise ValueError(
                 f"potential_face_down must be >= 0 (or -1: potential), not {potential_face_down}"
             )
+        if values not in PIECE_VALUES:
+            raise ValueError(f"values must be one of {tuple(PIECE_VALUES)}, not {values!r}")
         if endgame not in (0, 2, 3, 4):
             raise ValueError(f"endgame must be 0 (off), 2, 3 or 4 pieces, not {endgame}")
         self._endgame = EndgameTables(endgame) if endgame and supported(rules) else None
@@ -420,6 +427,7 @@ class AZeroAgent:
                 float(capture),
                 float(greedy),
                 float(potential),
+                values,
             )
         elif (
             cover
@@ -428,10 +436,11 @@ class AZeroAgent:
             or greedy
             or potential != POTENTIAL_WEIGHT
             or potential_face_down != -1
+            or values != "spec"
         ):
             raise ValueError(
-                "cover, leaf_tables, capture, greedy, potential and potential_face_down adjust "
-                "the leaf values of prior=dqn only"
+                "cover, leaf_tables, capture, greedy, potential, potential_face_down and values "
+                "adjust the leaf values of prior=dqn only"
             )
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
@@ -484,6 +493,7 @@ class AZeroAgent:
         label += f",greedy={greedy:g}" if greedy else ""
         label += f",potential={potential:g}" if potential != POTENTIAL_WEIGHT else ""
         label += f",potential_face_down={potential_face_down:g}" if potential_face_down >= 0 else ""
+        label += f",values={values}" if values != "spec" else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
@@ -552,6 +562,7 @@ class AZeroAgent:
         capture: float = 0.0,
         greedy: float = 0.0,
         potential: float = POTENTIAL_WEIGHT,
+        values: str = "spec",
     ) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
@@ -562,7 +573,17 @@ class AZeroAgent:
         self.params = (q_params, jnp.float32(1.0 / tau), jnp.float32(weight), jnp.float32(hunt))
         if exact:
             self.params = (*self.params, packed_leaf_tables(self.rules))
-        self._model = ("dqn", dqn_config, hunt > 0, cover, exact, capture, greedy, potential)
+        self._model = (
+            "dqn",
+            dqn_config,
+            hunt > 0,
+            cover,
+            exact,
+            capture,
+            greedy,
+            values,
+            potential,
+        )
         self._depth = 0
         self._considered = 16
 

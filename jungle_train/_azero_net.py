@@ -50,6 +50,7 @@ from jungle_train._learned import coordinate_planes, square_distances
 from jungle_train._qnets import ShiftConv
 
 __all__ = [
+    "PIECE_VALUES",
     "Evaluation",
     "PolicyValueNetwork",
     "blended_evaluation",
@@ -195,30 +196,57 @@ def network_evaluation(
     return Evaluation(logits, value, afterstate)
 
 
-_PIECE_VALUES = np.array([[30, 20, 30, 40, 50, 60, 70, 80]] * 2, np.float32).reshape(16)
+PIECE_VALUES: dict[str, tuple[float, ...]] = {
+    "spec": (30.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0),
+    "fitted": (90.0, 10.0, 40.0, 50.0, 50.0, 75.0, 105.0, 160.0),
+}
+"""The piece values of :func:`material_balance` by name, Rat (rank 1) to Elephant (8).
+``spec``: SPEC §7's Greedy values (the default). ``fitted``: the values whose balance
+best predicts the results of the 1,328 recorded games against minimax depth 3 listed in
+``docs/games/leaf-fit-games.txt`` (least squares of ``tanh(a · balance)`` on their
+128,342 positions, five-fold cross-validated by game; rounded, the Cat raised from the
+fit's 0 to 10; ``benchmarks/leaf_fit.py --values``): the Rat, which takes the Elephant,
+is worth more than a Tiger, and the Lion and Elephant far more than SPEC's 70 and 80.
+Played by the search (``azero:values=fitted``) they scored worse than ``spec`` against
+minimax depth 3 (README)."""
 
 
-def _balance_of(held_bits: jax.Array, player: jax.Array | int) -> jax.Array:
+def _values_array(values: tuple[float, ...]) -> jax.Array:
+    """``float32[16]``: ``values`` (8, by rank) for each piece identity ``owner*8 + rank-1``."""
+    if len(values) != 8:
+        raise ValueError(f"piece values: 8 (Rat to Elephant), not {len(values)}: {values}")
+    return jnp.asarray(np.array(values * 2, np.float32))
+
+
+def _balance_of(
+    held_bits: jax.Array, player: jax.Array | int, values: tuple[float, ...] = PIECE_VALUES["spec"]
+) -> jax.Array:
     """:func:`material_balance` of a ``present`` mask (``int32[...]``), over its leading axes."""
     bits = (held_bits[..., None] >> jnp.arange(16)) & 1
-    held = bits.astype(jnp.float32) * jnp.asarray(_PIECE_VALUES)
+    held = bits.astype(jnp.float32) * _values_array(values)
     mine = jnp.where(player == 0, jnp.sum(held[..., :8], -1), jnp.sum(held[..., 8:], -1))
     total = jnp.sum(held, -1)
     return jnp.where(total > 0, (2.0 * mine - total) / jnp.maximum(total, 1.0), 0.0)
 
 
-def material_balance(state: JaxState, player: jax.Array | int) -> jax.Array:
+def material_balance(
+    state: JaxState, player: jax.Array | int, values: tuple[float, ...] = PIECE_VALUES["spec"]
+) -> jax.Array:
     """``float32[]``: ``(M_player - M_other) / (M_player + M_other)`` over the pieces
-    still in the game (face up on the board or face down, by identity), ``M`` by SPEC
-    §7's Greedy values (rank 8: 80, ..., 2: 20, the Rat 30); 0 when nobody has any.
+    still in the game (face up on the board or face down, by identity), ``M`` by the
+    piece ``values`` (8 floats, Rat to Elephant; static), SPEC §7's Greedy values by
+    default (rank 8: 80, ..., 2: 20, the Rat 30; :data:`PIECE_VALUES`); 0 when nobody
+    has any.
 
     >>> from jungle_core import from_fen
     >>> from jungle_core.jax_env import make
     >>> s = make().from_state(from_fen("8/8/8/8/8/8/E1r5 0 0 0 - -"))
     >>> round(float(material_balance(s, 0)), 3), round(float(material_balance(s, 1)), 3)
     (0.455, -0.455)
+    >>> round(float(material_balance(s, 0, PIECE_VALUES["fitted"])), 3)
+    0.28
     """
-    return _balance_of(present(state), player)
+    return _balance_of(present(state), player, values)
 
 
 @functools.cache
@@ -391,10 +419,11 @@ def heuristic_value(
     cover: bool = False,
     capture: float = 0.0,
     potential_weight: float = POTENTIAL_WEIGHT,
+    piece_values: tuple[float, ...] = PIECE_VALUES["spec"],
 ) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in about [-1, 1]:
-    the :func:`material_balance` plus ``potential_weight`` (:data:`POTENTIAL_WEIGHT`
-    unless given) times the difference of
+    the :func:`material_balance` (by ``piece_values``, static) plus ``potential_weight``
+    (:data:`POTENTIAL_WEIGHT` unless given) times the difference of
     the two players' SPEC §7 shaping potentials (Opp − Threat: pieces near enemies they
     can take count for, near enemies that can take them against;
     :func:`jungle_train._board.potential`), which points the search at the enemy's
@@ -414,7 +443,7 @@ def heuristic_value(
     """
     mine = potential(state, player, rules)
     theirs = potential(state, 1 - player, rules)
-    balance = material_balance(state, player)
+    balance = material_balance(state, player, piece_values)
     value = balance + potential_weight * (mine - theirs)
     if not (isinstance(hunt_weight, float) and hunt_weight == 0.0):
         # the side ahead in material is pulled toward the enemies it can remove
@@ -462,6 +491,7 @@ def dqn_prior_evaluation(
     capture: float = 0.0,
     greedy: float = 0.0,
     potential_weight: float = POTENTIAL_WEIGHT,
+    piece_values: tuple[float, ...] = PIECE_VALUES["spec"],
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
     network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``, plus the
@@ -490,7 +520,8 @@ def dqn_prior_evaluation(
     face-down sets, position, mobility, and the safety of adjacent pairs, face-down
     neighbours included), so the chance phase's leaves see which pieces stand exposed.
     ``potential_weight`` (static): the weight of the shaping potentials' difference in
-    the hand-made value (:func:`heuristic_value`'s). ``exact`` (static): a
+    the hand-made value (:func:`heuristic_value`'s); ``piece_values`` (static): its
+    material's piece values (:data:`PIECE_VALUES`). ``exact`` (static): a
     position the tables hold (every piece face up, at most three) takes their exact
     result as its value and afterstate values, whatever the mix
     (:func:`jungle_train._endgame_leaves.exact_value`).
@@ -506,6 +537,7 @@ def dqn_prior_evaluation(
         cover=covering,
         capture=capture,
         potential_weight=potential_weight,
+        piece_values=piece_values,
     )
     balance = jax.vmap(hand)(states, states.current_player)
     if greedy:

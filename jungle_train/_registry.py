@@ -156,6 +156,14 @@ def register_azero() -> None:
                 "near enemies they can take, minus near enemies that can take them) in the "
                 "hand-made leaf value, beside the material balance",
             ),
+            "values": Param(
+                str,
+                "spec",
+                "DQN prior: the piece values of the hand-made leaf value's material balance: "
+                "spec (SPEC 7's Greedy values) or fitted (fitted to recorded games' results: "
+                "Rat 90, Cat 10, Dog 40, Wolf 50, Leopard 50, Tiger 75, Lion 105, Elephant 160)",
+                ("spec", "fitted"),
+            ),
             "potential_face_down": Param(
                 float,
                 -1.0,

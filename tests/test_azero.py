@@ -1049,6 +1049,50 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
     assert "potential=0.04" in make_agent("azero:simulations=8,potential=0.04,endgame=0", DARK).name
 
 
+def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
+    """``values=fitted``: the material balance of a DQN prior's hand-made leaf value
+    counts the pieces by :data:`PIECE_VALUES`' fitted set instead of SPEC §7's (checked
+    against a balance written here independently), in the values and the afterstate
+    values alike, the potentials' term and the prior's logits unchanged; ``spec`` is the
+    default. The knob is checked (a named set, a DQN prior only) and named in the agent's
+    name when it is not the default."""
+    from jungle_agents import AgentSpecError, make_agent
+    from jungle_train._azero_net import PIECE_VALUES, material_balance
+
+    assert PIECE_VALUES["spec"] == (30, 20, 30, 40, 50, 60, 70, 80)
+    with pytest.raises(AgentSpecError, match="values"):
+        make_agent("azero:values=rank", DARK)
+    with pytest.raises(AgentSpecError, match="values"):
+        make_agent("azero:prior=hand,values=fitted", DARK)
+    for state in (
+        from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -"),
+        from_fen("8/8/8/8/8/8/E1r5 1 0 0 - -"),
+    ):
+        x = make(DARK).from_state(state)
+        for me in (0, 1):
+            for name, values in PIECE_VALUES.items():
+                assert float(material_balance(x, me, values)) == pytest.approx(
+                    _balance(state, me, values), abs=1e-6
+                ), name
+    # the pair the leaf values score: every piece still in play (a balance of 0 by any
+    # values), then Tiger and Rat against Lion and Wolf, player 0 to move
+    one, evaluate = _shipped_dqn_leaf_values()
+    assert int(one[0].face_down_mask) and not int(one[1].face_down_mask)
+    plain, fitted = evaluate(), evaluate(piece_values=PIECE_VALUES["fitted"])
+    up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
+    shift = np.array([0.0, _balance(up, 0, PIECE_VALUES["fitted"]) - _balance(up, 0)])
+    assert abs(shift[1]) > 0.05
+    assert np.asarray(fitted.value) == pytest.approx(np.asarray(plain.value) + shift, abs=1e-5)
+    assert np.asarray(fitted.afterstate) == pytest.approx(
+        np.asarray(plain.afterstate) + shift[:, None], abs=1e-5
+    )
+    assert np.asarray(fitted.logits) == pytest.approx(np.asarray(plain.logits))
+    agent = make_agent("azero:simulations=8,values=fitted,endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and "values=fitted" in agent.name
+    assert "values" not in make_agent("azero:simulations=8,endgame=0", DARK).name
+    _act_in_both_phases(agent)
+
+
 def _act_in_both_phases(agent: AZeroAgent) -> None:
     """One decision of ``agent`` with every piece face down (the start), then one with
     every piece face up; each must be legal."""
@@ -1392,10 +1436,12 @@ def test_capture_gain_is_the_best_capture_the_pure_core_finds() -> None:
     np.testing.assert_allclose(with_capture, -value(batch, 1 - mover), atol=1e-5)
 
 
-def _balance(state: State, player: int) -> float:
+def _balance(
+    state: State, player: int, value: tuple[float, ...] = (30, 20, 30, 40, 50, 60, 70, 80)
+) -> float:
     """The mover's material balance of a pure-core state, by identity (face up or
-    down), as :func:`material_balance` defines it: written here independently."""
-    value = [30, 20, 30, 40, 50, 60, 70, 80]
+    down), as :func:`material_balance` defines it (SPEC §7's Greedy values unless
+    ``value`` gives others, Rat to Elephant): written here independently."""
     held = [value[i & 7] * (state.in_play >> i & 1) for i in range(16)]
     mine = sum(held[8 * player : 8 * player + 8])
     total = sum(held)

@@ -120,3 +120,34 @@ def test_the_search_column_is_the_agents_root_value_for_the_mover(tmp_path: Path
     want = bench.search_value(4)(states)
     assert n == len(states) and len(corr) == 2
     assert np.isclose(corr[1], np.corrcoef(want, y)[0, 1], atol=1e-6)
+
+
+def test_piece_value_fit_reads_the_holdings_and_recovers_known_values(tmp_path: Path) -> None:
+    """``--values``: the holdings of each position give the material balance the search's
+    hand-made value computes (:func:`material_balance`, any named set of values), and the
+    fit recovers the values and scale of results made from a known balance."""
+    from jungle_core.jax_env import make
+    from jungle_train._azero_net import PIECE_VALUES, material_balance
+
+    bench = load_benchmark("leaf_fit")
+    path = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=path)
+    states, _, _ = bench.positions([path])
+    mine, theirs = bench.holdings(states)
+    assert mine.shape == theirs.shape == (len(states), 8)
+    env = make(DARK)
+    for state, m, t in list(zip(states, mine, theirs, strict=True))[::7]:
+        x = env.from_state(state)
+        for values in PIECE_VALUES.values():
+            got = bench.balance(np.asarray(values), m[None], t[None])[0]
+            assert np.isclose(got, float(material_balance(x, state.to_move, values)), atol=1e-6)
+    assert (mine.sum(1) < 8).any() and (theirs.sum(1) < 8).any(), "no removal to weigh"
+
+    rng = np.random.default_rng(0)
+    mine = (rng.random((4000, 8)) < 0.6).astype(float)
+    theirs = (rng.random((4000, 8)) < 0.6).astype(float)
+    truth = np.array([90.0, 10.0, 40.0, 50.0, 50.0, 75.0, 105.0, 160.0])
+    y = np.tanh(2.0 * bench.balance(truth, mine, theirs))
+    fitted = bench.fit_piece_values(mine, theirs, y)
+    assert np.allclose(fitted[:8], truth, rtol=0.05, atol=2.0)
+    assert np.isclose(fitted[8], 2.0, rtol=0.05)
