@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from jungle_agents.arena import load_games, play_match, replay
-from jungle_core import DARK, from_fen
+from jungle_core import DARK, State, from_fen
 from tests._scripts import load_benchmark
 
 
@@ -60,3 +60,58 @@ def test_draw_end_sorts_the_last_position() -> None:
     rat_v_elephant = from_fen("8/8/8/8/8/8/R4e2 0 0 0 - -")  # the Rat takes the Elephant
     assert bench.draw_end(rat_v_elephant, 0, "no_removal_limit") == "one against one"
     assert bench.draw_end(rat_v_elephant, 1, "no_removal_limit") == "no remover"
+
+
+def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
+    tmp_path: Path,
+) -> None:
+    """Each decision taken while some piece is face down is counted once, for the side
+    that took it, by the square its action lands on; the lead changes are the piece
+    counts three plies on, and a bump counts as available where one was legal."""
+    from jungle_core import legal_actions
+    from jungle_core.lowlevel import tables
+
+    bench = load_benchmark("anatomy")
+    path = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 4, seed=5, workers=1, out=path)
+    _, games = load_games(path)
+    sides = bench.chance_actions(games, "greedy")
+    step, n = tables(DARK).step, DARK.num_squares
+
+    def kind(state: State, action: int) -> str:  # written here from SPEC §4's encoding
+        if action < n:
+            return "reveal"
+        code = state.board[step[action - n]]
+        return "quiet" if code == 0 else "bump" if code in (17, 18, 19) else "attack"
+
+    want = {side: {"decisions": 0, "bump": 0, "bump lead": 0, "available": 0, "taken": 0}
+            for side in ("agent", "opponent")}  # fmt: skip
+    for game in games:
+        seat = game.record.players.index("greedy")
+        states = replay(game.record)
+        for ply, state in enumerate(states[:-1]):
+            if not state.face_down_mask:
+                break
+            side = want["agent" if state.to_move == seat else "opponent"]
+            k = kind(state, game.record.actions[ply])
+            side["decisions"] += 1
+            if k == "bump":
+                side["bump"] += 1
+                me = state.to_move
+                later = states[min(ply + 3, len(states) - 1)]
+                a, b = bench.piece_counts(state), bench.piece_counts(later)
+                side["bump lead"] += (b[me] - b[1 - me]) - (a[me] - a[1 - me])
+            if any(kind(state, x) == "bump" for x in legal_actions(state)):
+                side["available"] += 1
+                side["taken"] += k == "bump"
+    for name, side in want.items():
+        got = sides[name]
+        assert got["games"] == len(games)
+        assert got["decisions"] == side["decisions"] > 0
+        assert sum(got[k] for k in bench.ACTION_KINDS) == side["decisions"]
+        assert (got["bump"], got["bump lead"]) == (side["bump"], side["bump lead"])
+        assert (got["bump available"], got["bump taken"]) == (side["available"], side["taken"])
+    assert want["agent"]["bump"] + want["opponent"]["bump"] > 0, "no bump to count"
+    text = bench.format_chance_actions(sides)
+    assert text.startswith("while pieces are face down")
+    assert "a bump available at" in text
