@@ -54,7 +54,9 @@ weight in the searches of the decisions taken while some piece is still face dow
 ``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
 immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
-``pb_c`` (DARK): PUCT's exploration constant ``c1`` (mctx's 1.25; measured in the
+``qtransform`` (DARK): how PUCT scales a node's Q values, ``siblings`` (mctx's
+default) or ``minmax`` (over [-1, 1]; :attr:`SearchConfig.qtransform`, measured in the
+README); ``pb_c`` (DARK): PUCT's exploration constant ``c1`` (mctx's 1.25; measured in the
 README); ``pb_c_face_down`` (DARK): the ``c1`` of the decisions taken while some piece
 is still face down (the chance phase; 0: ``pb_c``), ``pb_c`` then serving the rest;
 ``face_down_simulations``: the simulations of the decisions taken while some piece is
@@ -345,6 +347,7 @@ class AZeroAgent:
         potential_face_down: float = -1.0,
         risk: float = 0.0,
         values: str = "spec",
+        qtransform: str = "siblings",
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -361,6 +364,11 @@ class AZeroAgent:
         if chance_order not in ("index", "shuffled"):
             raise ValueError(f"chance_order must be index or shuffled, not {chance_order!r}")
         self._chance_order = chance_order
+        if qtransform not in ("siblings", "minmax"):
+            raise ValueError(f"qtransform must be siblings or minmax, not {qtransform!r}")
+        if qtransform != "siblings" and not rules.is_dark:
+            raise ValueError(f"qtransform is for DARK rules, not {rules.name}")
+        self._qtransform = qtransform
         if not pb_c > 0:
             raise ValueError(f"pb_c must be > 0, not {pb_c}")
         self._pb_c = float(pb_c)
@@ -494,6 +502,7 @@ class AZeroAgent:
         label += f",potential={potential:g}" if potential != POTENTIAL_WEIGHT else ""
         label += f",potential_face_down={potential_face_down:g}" if potential_face_down >= 0 else ""
         label += f",values={values}" if values != "spec" else ""
+        label += f",qtransform={qtransform}" if qtransform != "siblings" else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
@@ -601,6 +610,7 @@ class AZeroAgent:
             prior_mix=self._prior_mix,
             afterstate=self._afterstate,
             chance_order=self._chance_order,
+            qtransform=self._qtransform,
             pb_c_init=pb_c,
             contempt=self._contempt,
             risk=risk,

@@ -214,6 +214,15 @@ class SearchConfig:
     3; README, where ``risk=0.5`` measured weaker). DARK only, and not with
     ``afterstate="expected"``. 0: risk-neutral."""
 
+    qtransform: str = "siblings"
+    """DARK: how a decision node's Q values are scaled into PUCT's exploitation term:
+    ``"siblings"`` (mctx's ``qtransform_by_parent_and_siblings``, its default: by the
+    minimum and maximum of the node's own value and its searched children's, so the
+    children's spread always fills [0, 1], however small it is) or ``"minmax"``
+    (``qtransform_by_min_max`` over the values' whole range, [-1, 1]: a difference of
+    0.1 in value is 0.05 of the term wherever it is, and the prior weighs more where the
+    children's values lie close). Unsearched children score the minimum either way."""
+
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in
     :data:`DARK_SLOTS` (:data:`CLASSIC_SLOTS`) slots (an unused slot is an illegal
@@ -286,6 +295,7 @@ class SearchConfig:
             ),
             (self.rng in ("rbg", "threefry"), "rng must be rbg|threefry"),
             (self.chance_order in ("index", "shuffled"), "chance_order must be index|shuffled"),
+            (self.qtransform in ("siblings", "minmax"), "qtransform must be siblings|minmax"),
             (
                 self.batching in ("auto", "vectorized", "sequential"),
                 "batching must be auto|vectorized|sequential",
@@ -823,6 +833,11 @@ def make_search(
     """
     model = _Model(env, evaluate, config)
     depth = config.max_depth or None
+    qtransform: Callable[..., jax.Array] = (
+        functools.partial(mctx.qtransform_by_min_max, min_value=-1.0, max_value=1.0)
+        if config.qtransform == "minmax"
+        else mctx.qtransform_by_parent_and_siblings
+    )
     keyed = search_key if config.rng == "rbg" else (lambda key: key)
 
     def search_dark(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
@@ -842,6 +857,7 @@ def make_search(
             dirichlet_alpha=config.dirichlet_alpha,
             pb_c_init=config.pb_c_init,
             temperature=config.temperature,
+            qtransform=qtransform,
         )
         return in_actions(out, slots, env.num_actions) if model.slots else out
 
@@ -863,7 +879,12 @@ def make_search(
         )
         return out if slots is None else in_actions(out, slots, env.num_actions)
 
-    for knob, value in (("contempt", config.contempt), ("risk", config.risk)):
+    dark_only = (
+        ("contempt", config.contempt),
+        ("risk", config.risk),
+        ("qtransform", config.qtransform != "siblings"),
+    )
+    for knob, value in dark_only:
         if value and env.rules.variant != "dark":
             raise ValueError(f"search config: {knob} is for DARK rules, not {env.rules.name}")
     policy = search_dark if env.rules.variant == "dark" else search_classic

@@ -190,6 +190,13 @@ def register_azero() -> None:
                 "[-1, 1]), and each searched position loses that much in proportion to the "
                 "no-removal clock (minimax's contempt on the search's scale; 0: off)",
             ),
+            "qtransform": Param(
+                str,
+                "siblings",
+                "DARK: how PUCT scales a node's Q values: siblings (mctx's default, by the "
+                "node's value and its searched children's) or minmax (over [-1, 1])",
+                ("siblings", "minmax"),
+            ),
             "chance_order": Param(
                 str,
                 "index",

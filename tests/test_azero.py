@@ -908,6 +908,42 @@ def test_risk_shrinks_the_values_that_favour_the_root_mover(player: int) -> None
         SearchConfig(risk=0.5, afterstate="expected")
 
 
+def test_qtransform_minmax_scales_q_by_the_value_range_not_the_siblings() -> None:
+    """``qtransform="minmax"``: PUCT reads Q over the fixed range [-1, 1], so halving
+    every value (``risk=0.5`` with the root's mover far ahead, as above) changes where a
+    16-simulation search goes, where mctx's default, which rescales by the node's value
+    and its searched children's, visits exactly as before. DARK only, and a named
+    transform only."""
+    from jungle_agents import AgentSpecError, make_agent
+    from jungle_train._azero_net import hand_evaluation
+
+    env = make(DARK)
+    evaluate = functools.partial(hand_evaluation, env)
+    params = (jnp.zeros(()), jnp.zeros((), jnp.int32))
+    state = _batch(from_fen("7c/8/8/8/8/8/ELT5 0 0 0 - -"))
+    visits = {}
+    for qtransform in ("siblings", "minmax"):
+        for risk in (0.0, 0.5):
+            config = SearchConfig(16, slots=True, risk=risk, qtransform=qtransform)
+            search = jax.jit(make_search(env, evaluate, config))
+            tree = search(params, jax.random.key(0), state).search_tree.summary()
+            visits[qtransform, risk] = np.asarray(tree.visit_counts)
+    assert np.array_equal(visits["siblings", 0.0], visits["siblings", 0.5])
+    assert not np.array_equal(visits["minmax", 0.0], visits["minmax", 0.5])
+    assert not np.array_equal(visits["minmax", 0.0], visits["siblings", 0.0])
+    with pytest.raises(ValueError, match="qtransform"):
+        SearchConfig(qtransform="min_max")
+    with pytest.raises(ValueError, match="qtransform"):
+        make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(qtransform="minmax"))
+    with pytest.raises(AgentSpecError, match="qtransform"):
+        make_agent("azero:qtransform=parent", DARK)
+    with pytest.raises(AgentSpecError, match="qtransform"):
+        make_agent("azero:qtransform=minmax", CLASSIC)
+    agent = make_agent("azero:simulations=8,qtransform=minmax,endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and "qtransform=minmax" in agent.name
+    assert "qtransform" not in make_agent("azero:simulations=8,endgame=0", DARK).name
+
+
 def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
     """Each evaluated position loses ``contempt * plies_since_removal / limit`` for the
     root's mover and gains it for the other (zero evaluator: the value is that alone)."""
