@@ -221,7 +221,8 @@ class SearchConfig:
     children's spread always fills [0, 1], however small it is) or ``"minmax"``
     (``qtransform_by_min_max`` over the values' whole range, [-1, 1]: a difference of
     0.1 in value is 0.05 of the term wherever it is, and the prior weighs more where the
-    children's values lie close). Unsearched children score the minimum either way."""
+    children's values lie close). Unsearched children score the minimum either way.
+    ``"minmax"`` measured far weaker against minimax depth 3 (README)."""
 
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in
