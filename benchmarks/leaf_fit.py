@@ -215,6 +215,7 @@ def piece_value_tables(
     """Print the ``--values`` tables (the module's docstring)."""
     mine, theirs = holdings(states)
     down = np.array([s.face_down_mask.bit_count() for s in states])
+    spec_values = np.asarray(PIECE_VALUES["spec"])
     print(f"{games.max() + 1} games, {len(states)} positions")
     print("piece values fitted (Rat .. Elephant, Leopard 50) and scale a, then the held-out")
     print("correlation of their balance with the result against SPEC's values', five folds:")
@@ -229,7 +230,6 @@ def piece_value_tables(
             train, test = gg % folds != k, gg % folds == k
             w = fit_piece_values(m[train], t[train], yy[train])
             fitted.append(np.corrcoef(balance(w[:8], m[test], t[test]), yy[test])[0, 1])
-            spec_values = np.asarray(PIECE_VALUES["spec"])
             spec.append(np.corrcoef(balance(spec_values, m[test], t[test]), yy[test])[0, 1])
         w = fit_piece_values(m, t, yy)
         print(

@@ -46,6 +46,9 @@ takes its exact value from the endgame tables
 ``greedy``: with a DQN prior on DARK, while some piece is face down, that weight (0..1)
 of SPEC §7's Greedy heuristic (both sides' H, :meth:`jungle_train._jax_greedy.JaxGreedy.balance`,
 through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
+``values``: with a DQN prior, the piece values of the hand-made value's material
+(``spec``, SPEC §7's Greedy values, or ``fitted``, fitted to recorded games' results:
+:data:`jungle_train._azero_net.PIECE_VALUES`; measured in the README);
 ``potential``: with a DQN prior, the weight of the difference of SPEC §7's shaping
 potentials in the hand-made value (:data:`jungle_train._azero_net.POTENTIAL_WEIGHT`, 0.01,
 by default; measured in the README); ``potential_face_down`` (-1: ``potential``): that
