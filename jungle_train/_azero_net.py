@@ -39,7 +39,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from jungle_agents import ClassicEvaluator
+from jungle_agents import ClassicEvaluator, GreedyWeights
 from jungle_core import Rules
 from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
@@ -197,11 +197,12 @@ def network_evaluation(
 
 
 PIECE_VALUES: dict[str, tuple[float, ...]] = {
-    "spec": (30.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0),
+    "spec": tuple(GreedyWeights().values[rank] for rank in range(1, 9)),
     "fitted": (90.0, 10.0, 40.0, 50.0, 50.0, 75.0, 105.0, 160.0),
 }
 """The piece values of :func:`material_balance` by name, Rat (rank 1) to Elephant (8).
-``spec``: SPEC §7's Greedy values (the default). ``fitted``: the values whose balance
+``spec``: SPEC §7's Greedy values (the default; :class:`jungle_agents.GreedyWeights`'
+``values``, so they have one home). ``fitted``: the values whose balance
 best predicts the results of the 1,328 recorded games against minimax depth 3 listed in
 ``docs/games/leaf-fit-games.txt`` (least squares of ``tanh(a · balance)`` on their
 128,342 positions, five-fold cross-validated by game; rounded, the Cat raised from the
