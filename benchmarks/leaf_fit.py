@@ -5,10 +5,10 @@ chance phase) and every fourth after it, labelled by the result for the player t
 (+1 a win, 0 a draw, -1 a loss). For each phase it prints
 
 - each feature's correlation with the result: the material balance
-  (:func:`jungle_train._azero_net.material_balance`), the difference of SPEC §7's shaping
+  (:func:`jungle_train._hand_value.material_balance`), the difference of SPEC §7's shaping
   potentials, the Greedy balance (``tanh(B / 300)``,
   :meth:`jungle_train._jax_greedy.JaxGreedy.balance`) and the mover's best immediate
-  capture (:func:`jungle_train._azero_net.capture_gain`);
+  capture (:func:`jungle_train._hand_value.capture_gain`);
 - the mean squared error of ``tanh(a · (material + w · potentials))`` (``a`` fitted) for
   several potential weights ``w``: the hand-made value (``w`` =
   :data:`POTENTIAL_WEIGHT`) and the weight its leaf value would predict the results
@@ -33,11 +33,11 @@ no noise) at ``N`` simulations: what targets bootstrapped from the search's valu
 +0.519, +0.556, +0.557. Searching barely moves the chance phase's fit.
 
 With ``--values`` it prints instead which piece values make the material balance
-(:func:`jungle_train._azero_net.material_balance`, ``(M_mover - M_other) / (M_mover +
+(:func:`jungle_train._hand_value.material_balance`, ``(M_mover - M_other) / (M_mover +
 M_other)``) predict the results best: the eight values (Rat to Elephant) and the scale
 ``a`` of ``tanh(a · balance)`` fitted by least squares (BFGS) for each phase and for all
 positions, five-fold cross-validated by game, then the correlation of each named set of
-:data:`jungle_train._azero_net.PIECE_VALUES` with the results, by pieces face down.
+:data:`jungle_train._hand_value.PIECE_VALUES` with the results, by pieces face down.
 Measured (2026-11-27, the 128,342 positions of docs/games/leaf-fit-games.txt, 40 s):
 fitted on all positions, Rat 92, Cat 0, Dog 39, Wolf 49, Leopard 50, Tiger 74, Lion 107,
 Elephant 159 (held-out correlation +0.366, as SPEC's values'); in the chance phase
@@ -71,14 +71,9 @@ import jungle_core as jc
 from jungle_agents.arena import load_games
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_core.lowlevel import apply
-from jungle_train._azero_net import (
-    PIECE_VALUES,
-    POTENTIAL_WEIGHT,
-    capture_gain,
-    material_balance,
-)
 from jungle_train._board import potential
 from jungle_train._checkpoint import load_checkpoint
+from jungle_train._hand_value import PIECE_VALUES, POTENTIAL_WEIGHT, capture_gain, material_balance
 from jungle_train._jax_greedy import JaxGreedy
 
 FEATURES = ("material", "potentials", "greedy", "capture")
@@ -297,7 +292,8 @@ def value_correlations(
 def azero_value(path: str) -> Callable[[Sequence[jc.State]], np.ndarray]:
     """``evaluate(states) -> float32[N]``: the value head of the DARK AlphaZero checkpoint
     at ``path`` (the network alone, no hand-made value mixed in), for the player to move."""
-    from jungle_train._azero_agent import _params_from_arrays, build_network
+    from jungle_train._azero_agent import _params_from_arrays
+    from jungle_train._azero_guides import build_network
     from jungle_train._azero_net import network_evaluation
 
     ckpt = load_checkpoint(path, kind="azero")
@@ -317,7 +313,7 @@ def search_value(simulations: int, batch: int = 64) -> Callable[[Sequence[jc.Sta
     """``evaluate(states) -> float32[N]``: the root value, for the player to move, of the
     search ``make_agent("azero", DARK)`` plays (the shipped DQN's prior, the hand-made
     leaf value; no noise) at ``simulations`` simulations, ``batch`` positions a call."""
-    from jungle_train._azero_agent import dqn_guide
+    from jungle_train._azero_guides import dqn_guide
     from jungle_train._azero_search import SearchConfig, make_search
 
     env = make(jc.DARK)

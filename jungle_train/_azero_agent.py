@@ -17,12 +17,12 @@ What guides the search (``prior``):
   ``dqn.npz`` without ``path``): its action values are the prior, ``softmax(Q / tau)``,
   and the leaf values are the hand-made value (``heuristic`` -1 or 1; below 1 mixes in
   the DQN's own ``max Q / win_reward``), chance nodes valued by their parent
-  (:func:`jungle_train._azero_net.dqn_prior_evaluation`). The DQN knows which moves
+  (:func:`jungle_train._search_evaluations.dqn_prior_evaluation`). The DQN knows which moves
   matter (it takes and converts, and does not walk into a bigger piece), which the
   AlphaZero prior trained here did not learn; the search supplies the tactics.
 - ``"hand"``: no network: the hand-made value (DARK's, or CLASSIC's piece-square
   evaluation) and a uniform prior (DARK) or each move's change of that evaluation as
-  the prior's logits (CLASSIC; :func:`jungle_train._azero_net.hand_evaluation`): the
+  the prior's logits (CLASSIC; :func:`jungle_train._search_evaluations.hand_evaluation`): the
   search's baseline, and on CLASSIC, where no checkpoint ships, what plays.
 - ``""``: the kind of the checkpoint ``path`` names; without a path the shipped
   AlphaZero checkpoint where one exists, else DARK's shipped DQN
@@ -36,10 +36,10 @@ middlegame (rounded down to a power of two, at least 8), so the agent plays at a
 that speed on this machine;
 ``heuristic``: the weight of the hand-made value in the search's leaf values (-1: the
 checkpoint's, 1 for a DQN prior); ``tau``: the DQN prior's temperature; ``hunt``: with a
-DQN prior, the weight of :func:`jungle_train._azero_net.hunt` in the hand-made value
+DQN prior, the weight of :func:`jungle_train._hand_value.hunt` in the hand-made value
 (0, off: measured, it did not score better); ``cover``: with a DQN prior, a side that
 cannot remove every enemy piece keeps only a tenth of a lead in the hand-made value
-(:func:`jungle_train._azero_net.winnable`; measured in the README); ``leaf_tables``: with
+(:func:`jungle_train._hand_value.winnable`; measured in the README); ``leaf_tables``: with
 a DQN prior on DARK, every leaf of the search with at most three pieces, all face up,
 takes its exact value from the endgame tables
 (:mod:`jungle_train._endgame_leaves`; about 90 s and 180 MB to build, once per process);
@@ -48,14 +48,14 @@ of SPEC §7's Greedy heuristic (both sides' H, :meth:`jungle_train._jax_greedy.J
 through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
 ``values``: with a DQN prior, the piece values of the hand-made value's material
 (``spec``, SPEC §7's Greedy values, or ``fitted``, fitted to recorded games' results:
-:data:`jungle_train._azero_net.PIECE_VALUES`; measured in the README);
+:data:`jungle_train._hand_value.PIECE_VALUES`; measured in the README);
 ``potential``: with a DQN prior, the weight of the difference of SPEC §7's shaping
-potentials in the hand-made value (:data:`jungle_train._azero_net.POTENTIAL_WEIGHT`, 0.01,
+potentials in the hand-made value (:data:`jungle_train._hand_value.POTENTIAL_WEIGHT`, 0.01,
 by default; measured in the README); ``potential_face_down`` (-1: ``potential``): that
 weight in the searches of the decisions taken while some piece is still face down
 (measured in the README);
 ``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
-immediate capture (:func:`jungle_train._azero_net.capture_gain`) joins the hand-made
+immediate capture (:func:`jungle_train._hand_value.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
 ``qtransform`` (DARK): how PUCT scales a node's Q values, ``siblings`` (mctx's
 default) or ``minmax`` (over [-1, 1]; :attr:`SearchConfig.qtransform`, measured in the
@@ -79,7 +79,7 @@ level position to an even gamble; measured in the README);
 a random order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
 ``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
 ``expected`` adds each action's expected change of material to the position's value,
-:func:`jungle_train._azero_net.expected_gain`; measured in the README)
+:func:`jungle_train._hand_value.expected_gain`; measured in the README)
 as in :class:`jungle_train._azero_search.SearchConfig`.
 ``endgame`` (DARK, default 3): once every piece is face up and at most that many are left,
 the exact endgame tables of :mod:`jungle_agents.endgame` pick among the actions (a
@@ -91,7 +91,6 @@ noise (CLASSIC), with the root's randomness drawn from the game's generator.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from time import perf_counter
 from typing import Any
@@ -105,8 +104,6 @@ from jungle_agents import MAX_DEPTH, MinimaxAgent
 from jungle_agents import SearchConfig as MinimaxConfig
 from jungle_agents.endgame import EndgameTables, supported
 from jungle_core import (
-    CLASSIC,
-    DARK,
     Rules,
     State,
     legal_action_mask,
@@ -115,195 +112,30 @@ from jungle_core import (
     outcome,
     step,
 )
-from jungle_core.jax_env import JaxEnv, JaxState, make
-from jungle_train._azero_net import (
-    PIECE_VALUES,
-    POTENTIAL_WEIGHT,
-    PolicyValueNetwork,
-    blended_evaluation,
-    classic_piece_squares,
-    classic_targets,
-    dqn_prior_evaluation,
-    hand_evaluation,
-    planes_shape,
+from jungle_core.jax_env import JaxState, make
+from jungle_train._azero_guides import (
+    PRIORS,
+    RULES,
+    build_network,
+    compiled_search,
+    default_prior,
+    load_dqn,
+    shipped_azero,
 )
-from jungle_train._azero_search import COMPILER_OPTIONS, SearchConfig, make_search
+from jungle_train._azero_net import PolicyValueNetwork, planes_shape
+from jungle_train._azero_search import SearchConfig
 from jungle_train._checkpoint import load_checkpoint
-from jungle_train._config import config_from_mapping
 from jungle_train._endgame_leaves import leaf_tables as packed_leaf_tables
 from jungle_train._errors import CheckpointError
-from jungle_train._learned import SHIPPED, arrays_to_params, shipped_checkpoint
-from jungle_train.dqn import Config as DQNConfig
-from jungle_train.dqn import make_network, observe
+from jungle_train._hand_value import (
+    PIECE_VALUES,
+    POTENTIAL_WEIGHT,
+    classic_piece_squares,
+    classic_targets,
+)
+from jungle_train._learned import shipped_checkpoint
 
-__all__ = [
-    "PRIORS",
-    "RULES",
-    "AZeroAgent",
-    "build_network",
-    "default_prior",
-    "dqn_functions",
-    "dqn_guide",
-    "load_dqn",
-    "shipped_azero",
-]
-
-RULES = {"dark": DARK, "classic": CLASSIC}
-"""The rule sets an AlphaZero config may name."""
-
-PRIORS = ("", "azero", "dqn", "hand")
-"""What guides the search (``prior=``): an AlphaZero checkpoint, a DQN checkpoint, the
-hand-made value alone, or (empty) :func:`default_prior`'s choice."""
-
-_SHIPPED = {"dark": "azero.npz", "classic": "azero_classic.npz"}
-_MAKE = {"dark": "--config cpu", "classic": "--config classic-cpu"}
-
-
-def build_network(rules: Rules, channels: int, conv_layers: int) -> PolicyValueNetwork:
-    """The policy-value network for ``rules``' board.
-
-    >>> from jungle_core import DARK
-    >>> build_network(DARK, 8, 2).rows
-    7
-    """
-    return PolicyValueNetwork(channels, conv_layers, rules.rows, rules.cols)
-
-
-def default_prior(rules: Rules, path: str) -> str:
-    """What guides the search when ``prior`` is not given: the kind of the checkpoint
-    ``path`` names; without a path, the shipped AlphaZero checkpoint where one exists,
-    else the shipped DQN (DARK) or the hand-made value (CLASSIC).
-
-    >>> from jungle_core import CLASSIC, DARK
-    >>> default_prior(DARK, ""), default_prior(CLASSIC, "")
-    ('dqn', 'hand')
-    """
-    if path:
-        return "dqn" if load_checkpoint(path).kind == "dqn" else "azero"
-    name = next((n for n, r in RULES.items() if r == rules), None)
-    if name is not None and (SHIPPED / _SHIPPED[name]).exists():
-        return "azero"
-    if name is None:
-        return "azero"  # shipped_azero names the rule sets it plays
-    return "dqn" if rules.is_dark else "hand"
-
-
-def load_dqn(source: str) -> tuple[DQNConfig, Any, int]:
-    """A DQN checkpoint read for the JAX search: its config, its Q-network's parameters
-    (``jax.Array`` leaves) and its step; :class:`CheckpointError` naming the file when it
-    is not a usable DQN checkpoint."""
-    ckpt = load_checkpoint(source, kind="dqn")
-    try:
-        config = config_from_mapping(DQNConfig, ckpt.config, source)
-        params = jax.tree.map(jnp.asarray, arrays_to_params(ckpt.arrays, source, "DQN"))
-    except (KeyError, ValueError, TypeError) as error:
-        raise CheckpointError(f"{source}: not a usable DQN checkpoint ({error})") from None
-    return config, params, ckpt.step
-
-
-def dqn_functions(
-    env: JaxEnv, config: DQNConfig
-) -> tuple[Callable[[Any, jax.Array], jax.Array], Callable[[JaxState], jax.Array]]:
-    """The DQN's ``q_network(params, obs[B, obs]) -> float32[B, A]`` and its
-    ``observe(state) -> float32[obs]``, as :func:`dqn_prior_evaluation` takes them."""
-    network = make_network(config)
-
-    def q_network(params: Any, obs: jax.Array) -> jax.Array:
-        return jnp.asarray(network.apply({"params": params}, obs))
-
-    return q_network, functools.partial(observe, env, config)
-
-
-def dqn_guide(env: JaxEnv, source: str = "") -> tuple[Callable[..., Any], Any]:
-    """``(evaluate, params)``: a DQN checkpoint (``source``; the shipped ``dqn.npz``
-    without one) as the search's evaluator, with the agent's default knobs (``tau`` 1,
-    the hand-made leaf value alone, no hunt): what ``make_agent("azero", DARK)``
-    searches with, for benchmarks and tests that call :func:`make_search` themselves.
-
-    >>> from jungle_core.jax_env import make
-    >>> evaluate, params = dqn_guide(make())
-    >>> len(params)
-    4
-    """
-    config, q_params, _ = load_dqn(source or shipped_checkpoint("dqn"))
-    q_network, observe_one = dqn_functions(env, config)
-    evaluate = functools.partial(
-        dqn_prior_evaluation, env, q_network, observe_one, config.win_reward, hunting=False
-    )
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
-    return evaluate, params
-
-
-def shipped_azero(rules: Rules) -> str:
-    """The shipped checkpoint for ``rules`` (DARK or CLASSIC); :class:`CheckpointError`
-    saying which command makes it when it is missing.
-
-    >>> from jungle_core import CLASSIC
-    >>> shipped_azero(CLASSIC)
-    Traceback (most recent call last):
-    ...
-    jungle_train._errors.CheckpointError: ...azero_classic.npz: no shipped AlphaZero ...
-    """
-    name = next((n for n, r in RULES.items() if r == rules), None)
-    if name is None:
-        raise CheckpointError(f"the AlphaZero agent plays DARK or CLASSIC, not {rules.name}")
-    path = SHIPPED / _SHIPPED[name]
-    if not path.exists():
-        raise CheckpointError(
-            f"{path}: no shipped AlphaZero checkpoint for {rules.name}; make one with "
-            f"`jungle train azero {_MAKE[name]} --out DIR` and pass path=DIR/agent.npz"
-        )
-    return str(path)
-
-
-@functools.cache
-def _searcher(
-    rules: Rules, model: tuple[Any, ...], config: SearchConfig
-) -> Callable[[Any, jax.Array, JaxState], tuple[jax.Array, jax.Array]]:
-    """A jitted ``(params, key, state[1]) -> (action int32[1], weights float32[1, A])``
-    search (``weights``: the search's policy over the actions), one per configuration
-    in a process (so agents of several checkpoints share the compiled code).
-    ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
-    covering, exact, capture, greedy, values, potential)`` (``hunting``: the hunt weight
-    is above 0, so the evaluation computes the term; ``covering``: the ``cover``
-    adjustment of the hand-made value is on; ``exact``: the endgame tables value the
-    leaves they hold; ``capture``: the share of the mover's immediate capture gain in the
-    hand-made value; ``greedy``: the weight of the Greedy heuristic in it while pieces
-    are face down; ``values``: the name of its material's piece values,
-    :data:`jungle_train._azero_net.PIECE_VALUES`; ``potential``: the weight of the
-    shaping potentials' difference in it) or
-    ``("hand",)``."""
-    env = make(rules)
-    evaluate: Any
-    if model[0] == "hand":
-        evaluate = functools.partial(hand_evaluation, env)
-    elif model[0] == "dqn":
-        dqn_config, hunting, covering, exact, capture, greedy, values, potential = model[1:9]
-        q_network, observe_one = dqn_functions(env, dqn_config)
-        evaluate = functools.partial(
-            dqn_prior_evaluation,
-            env,
-            q_network,
-            observe_one,
-            dqn_config.win_reward,
-            hunting=hunting,
-            covering=covering,
-            exact=exact,
-            capture=capture,
-            greedy=greedy,
-            potential_weight=potential,
-            piece_values=PIECE_VALUES[values],
-        )
-    else:
-        network = build_network(rules, model[1], model[2])
-        evaluate = functools.partial(blended_evaluation, env, network)
-    search = make_search(env, evaluate, config)
-
-    def act(params: Any, key: jax.Array, states: JaxState) -> tuple[jax.Array, jax.Array]:
-        output = search(params, key, states)
-        return output.action, output.action_weights
-
-    return jax.jit(act, compiler_options=COMPILER_OPTIONS)
+__all__ = ["AZeroAgent"]
 
 
 class AZeroAgent:
@@ -619,7 +451,7 @@ class AZeroAgent:
             risk=risk,
             slots=True,  # the same search on a narrower tree
         )
-        search = _searcher(self.rules, self._model if model is None else model, search_config)
+        search = compiled_search(self.rules, self._model if model is None else model, search_config)
         start = self._batch(new_game(self.rules))
         search(self.params, jax.random.key(0), start)[0].block_until_ready()  # compile now
         return search

@@ -70,78 +70,65 @@ that loop was the search's time, ×47.7 for 1,024 games on one H200, README).
 
 ``benchmarks/azero_speed.py`` measures the three against the plain search (README:
 ×4.9 at 1,024 simulations, ×5.6 at 2,048, one DARK game; the first two ×1.66 and ×1.81).
+
+Where the parts live: the search's settings (:class:`SearchConfig`), its nodes and model
+(the recurrent functions) and :func:`make_search` here; the slots and packed states in
+:mod:`jungle_train._search_slots`; what makes mctx itself cheaper (the compiler options,
+the ``rbg`` key, the batched noise and backward pass, the game-by-game batching) in
+:mod:`jungle_train._mctx_fast`; the evaluators it calls in
+:mod:`jungle_train._search_evaluations`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import mctx
 import numpy as np
-from mctx._src import policies as mctx_policies
-from mctx._src import search as mctx_search
 
 from jungle_core.jax_env import JaxEnv, JaxState
-from jungle_train._azero_net import Evaluation, expected_gain
+from jungle_train._azero_net import Evaluation
+from jungle_train._hand_value import expected_gain
+from jungle_train._mctx_fast import (
+    mctx_patches,
+    one_game_at_a_time,
+    search_key,
+)
+from jungle_train._search_slots import (
+    CLASSIC_SLOTS,
+    DARK_SLOTS,
+    PackedState,
+    gather_slots,
+    in_actions,
+    pack_state,
+    slot_actions,
+    unpack_state,
+)
 
 __all__ = [
     "CHANCE_JITTER",
-    "CLASSIC_SLOTS",
-    "COMPILER_OPTIONS",
-    "DARK_SLOTS",
     "Afterstate",
     "DecisionNode",
     "Evaluator",
-    "PackedState",
-    "Search",
     "SearchConfig",
-    "batched_backward",
-    "dirichlet_noise",
-    "in_actions",
-    "in_actions_values",
     "make_search",
-    "one_game_at_a_time",
-    "pack_state",
-    "search_key",
-    "slot_actions",
     "step_result",
-    "unpack_state",
     "zero_evaluator",
 ]
 
 NUM_OUTCOMES = 16
 """Chance outcomes of a DARK action: the piece ``owner * 8 + rank - 1`` turned face up."""
 
-DARK_SLOTS = 40
-"""The most legal actions a DARK position has: each face-down piece one reveal, each of
-the mover's face-up pieces at most four moves, so with ``h`` face down and ``u`` of the
-mover's eight face up, ``h + 4u <= (16 - u) + 4u <= 16 + 3 * 8 = 40`` (reached with
-eight face down and the mover's eight face up in the open). The width of the tree's
-action axis under :attr:`SearchConfig.slots`, against the 280 actions of the rules."""
-
-CLASSIC_SLOTS = 32
-"""The most legal actions a CLASSIC position has: at most four moves (a leap is one of
-them) for each of the mover's eight pieces; CLASSIC's tree width under
-:attr:`SearchConfig.slots`, against the 315 actions of the rules."""
-
 _MIN_LOGIT = float(np.finfo(np.float32).min)
 
 CHANCE_JITTER = 0.01
 """``chance_order="shuffled"``: the most added to a chance logit (under 1 % of an
 outcome's probability), enough to break the ties among equally likely outcomes."""
-
-COMPILER_OPTIONS: dict[str, Any] = {"xla_cpu_copy_insertion_use_region_analysis": True}
-"""XLA options for a jitted search (``jax.jit(..., compiler_options=COMPILER_OPTIONS)``).
-mctx keeps the tree's arrays in a ``while`` loop and reads them where it updates them;
-XLA's CPU compiler copied every embedding array twice per simulation unless its copy
-insertion analyses the loop's regions (GPU compilers ignore the CPU option)."""
 
 Evaluator = Callable[[Any, JaxState], Evaluation]
 """``evaluate(params, states[B]) -> Evaluation``: the learned part of the search."""
@@ -175,7 +162,7 @@ class SearchConfig:
     shows its worth one expansion later, when its outcome is searched, and a poorly
     trained afterstate head cannot bury it); ``"expected"``, the position's value plus
     the expected change of the mover's material balance over the action's outcomes
-    (:func:`jungle_train._azero_net.expected_gain`: a capture's gain, a bump into a
+    (:func:`jungle_train._hand_value.expected_gain`: a capture's gain, a bump into a
     face-down piece averaged over the pieces it may be), so that an action's first
     visit already says what it wins or risks at once, not the parent's value again."""
     prior_mix: float = 0.0
@@ -310,58 +297,6 @@ class SearchConfig:
 
 
 @functools.partial(
-    jax.tree_util.register_dataclass, data_fields=["state", "legal_bits"], meta_fields=[]
-)
-@dataclasses.dataclass(frozen=True)
-class PackedState:
-    """A position as the search tree stores it: the :class:`JaxState` with its legal
-    action mask packed into bits (the tree holds one per node and per chance node, and
-    XLA copies the tree's embeddings on every simulation, so their size is the search's
-    cost: at 1,024 simulations the unpacked ``bool[A]`` masks alone are ~0.6 MB a copy).
-    """
-
-    state: JaxState
-    """The position, its ``legal_action_mask`` emptied (``bool[..., 0]``)."""
-    legal_bits: jax.Array
-    """``uint32[..., ceil(A / 32)]``: bit ``a % 32`` of word ``a // 32`` set when ``a`` is
-    legal."""
-
-
-def pack_state(states: JaxState) -> PackedState:
-    """``states`` with the legal action mask packed into ``uint32`` words.
-
-    >>> import jax
-    >>> from jungle_core.jax_env import make
-    >>> env = make()
-    >>> states = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
-    >>> packed = pack_state(states)
-    >>> packed.legal_bits.shape, packed.legal_bits.dtype
-    ((2, 9), dtype('uint32'))
-    >>> again = unpack_state(packed, env.num_actions)
-    >>> bool((again.legal_action_mask == states.legal_action_mask).all())
-    True
-    """
-    mask = states.legal_action_mask
-    num_actions = mask.shape[-1]
-    words = -(-num_actions // 32)
-    padded = jnp.zeros((*mask.shape[:-1], words * 32), jnp.uint32).at[..., :num_actions].set(mask)
-    shifts = jnp.arange(32, dtype=jnp.uint32)
-    bits = jnp.sum(padded.reshape(*mask.shape[:-1], words, 32) << shifts, axis=-1, dtype=jnp.uint32)
-    empty = jnp.zeros((*mask.shape[:-1], 0), jnp.bool_)
-    return PackedState(dataclasses.replace(states, legal_action_mask=empty), bits)
-
-
-def unpack_state(packed: PackedState, num_actions: int) -> JaxState:
-    """The :class:`JaxState` of :func:`pack_state` (``num_actions``: the rule set's
-    ``A``)."""
-    bits = packed.legal_bits
-    shifts = jnp.arange(32, dtype=jnp.uint32)
-    mask = ((bits[..., :, None] >> shifts) & 1).astype(jnp.bool_).reshape(*bits.shape[:-1], -1)
-    mask = mask[..., :num_actions]
-    return dataclasses.replace(packed.state, legal_action_mask=mask)
-
-
-@functools.partial(
     jax.tree_util.register_dataclass,
     data_fields=["state", "afterstate_values", "slots"],
     meta_fields=[],
@@ -442,32 +377,6 @@ def step_result(before: JaxState, after: JaxState) -> tuple[jax.Array, jax.Array
     same = after.current_player == mover
     discount = jnp.where(over, 0.0, jnp.where(same, 1.0, -1.0)).astype(jnp.float32)
     return reward, discount
-
-
-def slot_actions(legal: jax.Array, slots: int) -> jax.Array:
-    """``int32[B, slots]``: the legal actions of each row of ``legal`` (``bool[B, A]``),
-    ascending, then ``A`` (an illegal action: the JAX core plays it as a forfeit) in the
-    slots left over. More legal actions than ``slots`` would be cut off; DARK never has
-    more than :data:`DARK_SLOTS`.
-
-    >>> import jax.numpy as jnp
-    >>> slot_actions(jnp.array([[False, True, False, True]]), 3).tolist()
-    [[1, 3, 4]]
-    """
-    num_actions = legal.shape[-1]
-    index = jnp.arange(num_actions, dtype=jnp.int32)
-    # each legal action's rank among the legal ones, the others past the end
-    rank = jnp.where(legal, jnp.cumsum(legal, axis=-1, dtype=jnp.int32) - 1, slots)
-    rows = jnp.arange(legal.shape[0])[:, None]
-    found = jnp.full((legal.shape[0], slots), num_actions, jnp.int32)
-    return found.at[rows, rank].set(jnp.broadcast_to(index, legal.shape), mode="drop")
-
-
-def _gather(values: jax.Array, slots: jax.Array, fill: float) -> jax.Array:
-    """``values[b, slots[b, k]]`` (``float32[B, K]``), ``fill`` where the slot is unused."""
-    num_actions = values.shape[-1]
-    taken = jnp.take_along_axis(values, jnp.minimum(slots, num_actions - 1), axis=-1)
-    return jnp.where(slots < num_actions, taken, fill)
 
 
 class _Model:
@@ -557,8 +466,8 @@ class _Model:
         slots = jnp.zeros((value.shape[0], 0), jnp.int32)
         if self.slots:
             slots = slot_actions(states.legal_action_mask, self.slots)
-            logits = _gather(logits, slots, _MIN_LOGIT)
-            after = _gather(after, slots, -1.0)
+            logits = gather_slots(logits, slots, _MIN_LOGIT)
+            after = gather_slots(after, slots, -1.0)
             after = jnp.where(done, 0.0, after)
         # "parent": every legal action's afterstate value is the position's own, so the
         # node keeps that one number (the decision function masks illegal actions)
@@ -666,154 +575,6 @@ class _Model:
         return out, self.classic_node(node)
 
 
-def search_key(key: jax.Array) -> jax.Array:
-    """An ``rbg`` key (XLA's RngBitGenerator) from any key, for ``mctx``: it splits its
-    key and draws ``uniform[A]`` tie-break noise at every level of every simulation,
-    and with ``threefry`` keys that drawing was half the time of a one-game search on
-    this CPU (1,024 simulations: 1.10 s → 0.53 s). Deterministic in ``key``.
-
-    >>> import jax
-    >>> str(jax.random.key_impl(search_key(jax.random.key(0))))
-    'rbg'
-    """
-    if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) and str(jax.random.key_impl(key)) == "rbg":
-        return key
-    data = jax.random.key_data(key).reshape(-1)[:2].astype(jnp.uint32)
-    rbg: jax.Array = jax.random.wrap_key_data(jnp.concatenate([data, ~data]), impl="rbg")
-    return rbg
-
-
-def batched_backward(tree: mctx.Tree[Any], leaf_index: jax.Array) -> mctx.Tree[Any]:
-    """mctx's backward pass (``mctx._src.search.backward``) over a batched ``tree``
-    from ``leaf_index`` (``int32[B]``), written for the batch: one ``while`` loop until
-    every game has reached its root, whose carry is only the four arrays it updates
-    (``node_values``, ``node_visits`` ``[B, N]``, ``children_values``,
-    ``children_visits`` ``[B, N, A]``), each step writing one entry a game (a game
-    already at its root writes its old value back). mctx's own runs a per-game loop
-    under ``jax.vmap``, which carries the whole tree and selects all of it at every
-    step (:attr:`SearchConfig.backward`).
-
-    >>> import jax, jax.numpy as jnp
-    >>> from jungle_core.jax_env import make
-    >>> env = make()
-    >>> search = make_search(env, zero_evaluator(280), SearchConfig(simulations=4))
-    >>> states = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
-    >>> tree = search(None, jax.random.key(1), states).search_tree
-    >>> leaf = jnp.array([4, 0], jnp.int32)  # game 1 starts at its root: nothing to do
-    >>> new = batched_backward(tree, leaf)
-    >>> new.node_visits[:, 0].tolist(), tree.node_visits[:, 0].tolist()
-    ([6, 5], [5, 5])
-    """
-    rows = jnp.arange(leaf_index.shape[0])
-    leaf_index = jnp.asarray(leaf_index, jnp.int32)
-    root = mctx.Tree.ROOT_INDEX
-    Carry = tuple[tuple[jax.Array, jax.Array, jax.Array, jax.Array], jax.Array, jax.Array]
-
-    def going(carry: Carry) -> jax.Array:
-        return jnp.any(carry[2] != root)
-
-    def step(carry: Carry) -> Carry:
-        (node_values, node_visits, children_values, children_visits), value, index = carry
-        up = index != root
-        parent = jnp.where(up, tree.parents[rows, index], root)
-        action = jnp.where(up, tree.action_from_parent[rows, index], 0)
-        count = node_visits[rows, parent]
-        reward = tree.children_rewards[rows, parent, action]
-        new_value = reward + tree.children_discounts[rows, parent, action] * value
-        old_parent = node_values[rows, parent]
-        parent_value = (old_parent * count + new_value) / (count + 1.0)
-        old_child = children_values[rows, parent, action]
-        old_visits = children_visits[rows, parent, action]
-        arrays = (
-            node_values.at[rows, parent].set(jnp.where(up, parent_value, old_parent)),
-            node_visits.at[rows, parent].set(jnp.where(up, count + 1, count)),
-            children_values.at[rows, parent, action].set(
-                jnp.where(up, node_values[rows, index], old_child)
-            ),
-            children_visits.at[rows, parent, action].set(jnp.where(up, old_visits + 1, old_visits)),
-        )
-        return arrays, jnp.where(up, new_value, value), jnp.where(up, parent, index)
-
-    start = (tree.node_values, tree.node_visits, tree.children_values, tree.children_visits)
-    carry: Carry = (start, tree.node_values[rows, leaf_index], leaf_index)
-    (node_values, node_visits, children_values, children_visits), _, _ = jax.lax.while_loop(
-        going, step, carry
-    )
-    out: mctx.Tree[Any] = tree.replace(
-        node_values=node_values,
-        node_visits=node_visits,
-        children_values=children_values,
-        children_visits=children_visits,
-    )
-    return out
-
-
-def dirichlet_noise(
-    rng_key: jax.Array, probs: jax.Array, *, dirichlet_alpha: float, dirichlet_fraction: float
-) -> jax.Array:
-    """mctx's root noise (``mctx._src.policies._add_dirichlet_noise``): ``probs``
-    ``float32[B, A]`` mixed with a share ``dirichlet_fraction`` of Dirichlet noise of
-    concentration ``dirichlet_alpha``, with two changes. The noise is drawn with a
-    ``threefry`` key made from ``rng_key`` (its first two words): JAX draws a Gamma
-    variate with any other key one element after another (``lax.map`` over the
-    ``B * A`` elements; its vectorized path takes ``threefry`` keys only), and with
-    :func:`search_key`'s ``rbg`` key that loop was most of the GPU's search (one H200,
-    1,024 games in slots at 64 simulations: 4.397 s a search with it, 0.092 s with this
-    draw; README). And with a fraction of 0
-    it returns ``probs`` as they are, drawing nothing (mctx draws the noise and
-    multiplies it by 0: the same numbers).
-
-    >>> import jax, jax.numpy as jnp
-    >>> probs = jnp.full((2, 4), 0.25)
-    >>> noisy = dirichlet_noise(search_key(jax.random.key(0)), probs,
-    ...                         dirichlet_alpha=0.3, dirichlet_fraction=0.25)
-    >>> noisy.shape, bool(jnp.allclose(noisy.sum(axis=1), 1.0))
-    ((2, 4), True)
-    >>> bool((dirichlet_noise(jax.random.key(0), probs, dirichlet_alpha=0.3,
-    ...                       dirichlet_fraction=0.0) == probs).all())
-    True
-    """
-    if isinstance(dirichlet_fraction, float | int) and dirichlet_fraction == 0:
-        return probs
-    key = rng_key
-    typed = jnp.issubdtype(key.dtype, jax.dtypes.prng_key)
-    if typed and str(jax.random.key_impl(key)) != "threefry2x32":
-        data = jax.random.key_data(key).reshape(-1)[:2].astype(jnp.uint32)
-        key = jax.random.wrap_key_data(data, impl="threefry2x32")
-    batch, num_actions = probs.shape
-    alpha = jnp.full([num_actions], dirichlet_alpha, probs.dtype)
-    noise = jax.random.dirichlet(key, alpha, shape=(batch,), dtype=probs.dtype)
-    return (1 - dirichlet_fraction) * probs + dirichlet_fraction * noise
-
-
-_PATCH_LOCK = threading.RLock()
-
-
-@contextlib.contextmanager
-def _mctx_patches(backward: str, noise: str) -> Iterator[None]:
-    """While an mctx policy is traced inside, with ``noise="threefry"`` its root noise is
-    :func:`dirichlet_noise`, and with ``backward="batched"`` its search goes back up the
-    tree with :func:`batched_backward`. mctx reads its modules' globals (``policies.
-    _add_dirichlet_noise``, ``search.backward``) when it is traced, so the swap lasts
-    only as long as the trace (under a lock, against this module's own traces in other
-    threads); an mctx search traced elsewhere in the meantime would get the same
-    updates and noise of the same law, only faster."""
-    swaps: list[tuple[Any, str, Any]] = []
-    if noise == "threefry":
-        swaps.append((mctx_policies, "_add_dirichlet_noise", dirichlet_noise))
-    if backward == "batched":
-        swaps.append((mctx_search, "backward", batched_backward))
-    with _PATCH_LOCK:
-        saved = [getattr(module, name) for module, name, _ in swaps]
-        try:
-            for module, name, replacement in swaps:
-                setattr(module, name, replacement)
-            yield
-        finally:
-            for (module, name, _), original in zip(swaps, saved, strict=True):
-                setattr(module, name, original)
-
-
 def make_search(
     env: JaxEnv, evaluate: Evaluator, config: SearchConfig
 ) -> Callable[[Any, jax.Array, JaxState], mctx.PolicyOutput[Any]]:
@@ -891,74 +652,10 @@ def make_search(
     policy = search_dark if env.rules.variant == "dark" else search_classic
 
     def search(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
-        with _mctx_patches(config.backward, config.noise):  # the mctx policy is traced in here
+        with mctx_patches(config.backward, config.noise):  # the mctx policy is traced in here
             return policy(params, key, states)
 
     sequential = config.batching == "sequential" or (
         config.batching == "auto" and jax.default_backend() == "cpu"
     )
     return one_game_at_a_time(search) if sequential else search
-
-
-def in_actions(
-    out: mctx.PolicyOutput[Any], slots: jax.Array, num_actions: int
-) -> mctx.PolicyOutput[Any]:
-    """A search's output over slots (``action`` a slot, ``action_weights`` ``[B, K]``)
-    as the rules' actions: ``action`` the action its slot stands for, ``action_weights``
-    ``float32[B, num_actions]`` (an unused slot has no weight); ``search_tree`` as it is.
-    """
-    weights = in_actions_values(out.action_weights, slots, num_actions)
-    action = jnp.take_along_axis(slots, out.action[:, None], axis=1)[:, 0]
-    return out.replace(action=action, action_weights=weights)
-
-
-def in_actions_values(values: jax.Array, slots: jax.Array, num_actions: int) -> jax.Array:
-    """``float[B, num_actions]``: per-slot ``values`` (``float[B, K]``) placed at the
-    actions ``slots`` (``int32[B, K]``) stand for, 0 elsewhere (an unused slot's value
-    is dropped).
-
-    >>> values = jnp.array([[0.5, 0.25, 9.0]])
-    >>> in_actions_values(values, jnp.array([[1, 3, 4]], jnp.int32), 4).tolist()
-    [[0.0, 0.5, 0.0, 0.25]]
-    """
-    rows = jnp.arange(slots.shape[0])[:, None]
-    placed = jnp.zeros((slots.shape[0], num_actions), values.dtype)
-    return placed.at[rows, slots].set(values, mode="drop")
-
-
-Search = Callable[[Any, jax.Array, JaxState], mctx.PolicyOutput[Any]]
-"""``search(params, key, states[B]) -> mctx.PolicyOutput`` (batch ``B`` in front)."""
-
-
-def one_game_at_a_time(search: Search) -> Search:
-    """``search`` run over a batch one game at a time (``lax.map``, each game a batch of
-    one, game ``i`` with key ``jax.random.split(key, B)[i]``), its outputs stacked as
-    the batched search's are; a batch of one goes to ``search`` as it is
-    (:attr:`SearchConfig.batching`).
-
-    >>> import jax
-    >>> from jungle_core.jax_env import make
-    >>> env = make()
-    >>> plain = make_search(env, zero_evaluator(280),
-    ...                     SearchConfig(simulations=4, batching="vectorized"))
-    >>> states = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 3))
-    >>> out = jax.jit(one_game_at_a_time(plain))(None, jax.random.key(1), states)
-    >>> out.action.shape, out.action_weights.shape
-    ((3,), (3, 280))
-    """
-
-    def run(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
-        batch = states.legal_action_mask.shape[0]
-        if batch == 1:
-            return search(params, key, states)
-
-        def one(game: tuple[jax.Array, JaxState]) -> mctx.PolicyOutput[Any]:
-            k, state = game
-            out = search(params, k, jax.tree.map(lambda x: x[None], state))
-            unbatched: mctx.PolicyOutput[Any] = jax.tree.map(lambda x: x[0], out)
-            return unbatched
-
-        out: mctx.PolicyOutput[Any] = jax.lax.map(one, (jax.random.split(key, batch), states))
-        return out
-
-    return run

@@ -33,7 +33,8 @@ from jungle_core import (
 )
 from jungle_core.jax_env import JaxState, make
 from jungle_train import azero
-from jungle_train._azero_agent import AZeroAgent, build_network
+from jungle_train._azero_agent import AZeroAgent
+from jungle_train._azero_guides import build_network
 from jungle_train._azero_net import (
     Evaluation,
     canonical_planes,
@@ -42,22 +43,22 @@ from jungle_train._azero_net import (
     rotation,
 )
 from jungle_train._azero_search import (
-    CLASSIC_SLOTS,
-    DARK_SLOTS,
     SearchConfig,
     _Model,
-    batched_backward,
-    dirichlet_noise,
     make_search,
-    pack_state,
-    search_key,
-    slot_actions,
     step_result,
-    unpack_state,
     zero_evaluator,
 )
 from jungle_train._errors import CheckpointError
+from jungle_train._mctx_fast import batched_backward, dirichlet_noise, search_key
 from jungle_train._run import run_training
+from jungle_train._search_slots import (
+    CLASSIC_SLOTS,
+    DARK_SLOTS,
+    pack_state,
+    slot_actions,
+    unpack_state,
+)
 from tests._boards import position
 
 TINY = azero.TINY_CONFIG
@@ -200,7 +201,7 @@ def test_dark_slots_search_as_the_full_action_space_does() -> None:
     the shipped DQN's prior, and both choose a most visited action (where two are
     equally visited, mctx's tie-break noise, drawn per axis entry, may pick either); the
     trainer's completed-Q policy target is the same from either tree."""
-    from jungle_train._azero_agent import dqn_guide
+    from jungle_train._azero_guides import dqn_guide
 
     env = make(DARK)
     evaluate, params = dqn_guide(env)
@@ -238,7 +239,8 @@ def test_classic_slots_search_as_the_full_action_space_does() -> None:
     chooses, with the same improved policy over the rules' actions (the hand-made prior:
     no Gumbel noise in play), on positions of random play; no position has more legal
     actions than :data:`CLASSIC_SLOTS`."""
-    from jungle_train._azero_net import classic_piece_squares, classic_targets, hand_evaluation
+    from jungle_train._hand_value import classic_piece_squares, classic_targets
+    from jungle_train._search_evaluations import hand_evaluation
 
     env = make(CLASSIC)
     evaluate = functools.partial(hand_evaluation, env)
@@ -742,9 +744,10 @@ def test_registered_agent_kind() -> None:
 def test_dqn_prior_evaluation_reads_the_q_values() -> None:
     """Prior logits are Q / tau; weight 1 gives the hand-made value everywhere, weight 0
     the DQN's own values (max legal Q, and Q per action, over the win reward)."""
-    from jungle_train._azero_agent import dqn_functions, load_dqn
-    from jungle_train._azero_net import dqn_prior_evaluation, heuristic_value
+    from jungle_train._azero_guides import dqn_functions, load_dqn
+    from jungle_train._hand_value import heuristic_value
     from jungle_train._learned import shipped_checkpoint
+    from jungle_train._search_evaluations import dqn_prior_evaluation
 
     config, params, _ = load_dqn(shipped_checkpoint("dqn"))
     env = make(DARK)
@@ -886,7 +889,7 @@ def test_risk_shrinks_the_values_that_favour_the_root_mover(player: int) -> None
     search): its search values every position at half with ``risk=0.5`` (mctx's Q
     normalization makes the visits the same), and player 1's search is not changed at
     all. Hand-made value, uniform prior, true rules."""
-    from jungle_train._azero_net import hand_evaluation
+    from jungle_train._search_evaluations import hand_evaluation
 
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)
@@ -915,7 +918,7 @@ def test_qtransform_minmax_scales_q_by_the_value_range_not_the_siblings() -> Non
     and its searched children's, visits exactly as before. DARK only, and a named
     transform only."""
     from jungle_agents import AgentSpecError, make_agent
-    from jungle_train._azero_net import hand_evaluation
+    from jungle_train._search_evaluations import hand_evaluation
 
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)
@@ -1005,9 +1008,9 @@ def _shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
     """The two positions the leaf-value tests score (b1 a Leopard and c1 a Tiger turned up,
     the rest face down; every piece face up), and the shipped DQN prior's evaluation of
     the pair (:func:`dqn_prior_evaluation`, hunt off), its static options as keywords."""
-    from jungle_train._azero_agent import dqn_functions, load_dqn
-    from jungle_train._azero_net import dqn_prior_evaluation
+    from jungle_train._azero_guides import dqn_functions, load_dqn
     from jungle_train._learned import shipped_checkpoint
+    from jungle_train._search_evaluations import dqn_prior_evaluation
 
     env = make(DARK)
     config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
@@ -1034,8 +1037,8 @@ def test_greedy_joins_the_leaf_value_while_a_piece_is_face_down() -> None:
     of a DQN prior's evaluation; with every piece face up nothing changes. The knob is
     checked (0..1, a DQN prior only)."""
     from jungle_agents import AgentSpecError, make_agent
-    from jungle_train._azero_net import GREEDY_SCALE
     from jungle_train._jax_greedy import JaxGreedy
+    from jungle_train._search_evaluations import GREEDY_SCALE
 
     with pytest.raises(AgentSpecError, match="greedy"):
         make_agent("azero:greedy=2", DARK)
@@ -1062,8 +1065,8 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
     values alike; the prior's logits do not change. The knob is checked (not negative, a
     DQN prior only) and named in the agent's name when it is not the default."""
     from jungle_agents import AgentSpecError, make_agent
-    from jungle_train._azero_net import POTENTIAL_WEIGHT, material_balance
     from jungle_train._board import potential
+    from jungle_train._hand_value import POTENTIAL_WEIGHT, material_balance
 
     with pytest.raises(AgentSpecError, match="potential"):
         make_agent("azero:potential=-0.1", DARK)
@@ -1093,7 +1096,7 @@ def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
     default. The knob is checked (a named set, a DQN prior only) and named in the agent's
     name when it is not the default."""
     from jungle_agents import AgentSpecError, make_agent
-    from jungle_train._azero_net import PIECE_VALUES, material_balance
+    from jungle_train._hand_value import PIECE_VALUES, material_balance
 
     assert PIECE_VALUES["spec"] == (30, 20, 30, 40, 50, 60, 70, 80)
     with pytest.raises(AgentSpecError, match="values"):
@@ -1218,7 +1221,7 @@ def test_winnable_agrees_with_the_exact_tables(material: str, covered: bool, sin
     either side to move) — and a material the pair cannot win is never won, however
     large its material lead."""
     from jungle_agents.endgame import EndgameTables, material_of
-    from jungle_train._azero_net import winnable
+    from jungle_train._hand_value import winnable
 
     state = from_fen(f"8/8/8/8/8/8/{material} 0 0 0 - -")
     env = make(DARK)
@@ -1237,7 +1240,7 @@ def test_cover_caps_the_lead_of_a_side_that_cannot_win() -> None:
     """With ``cover``, a material lead that cannot be converted (no piece that removes
     the enemy's last) keeps :data:`DRAWN_SHARE` of its value, the value stays zero-sum,
     and positions both sides can win are unchanged."""
-    from jungle_train._azero_net import DRAWN_SHARE, heuristic_value
+    from jungle_train._hand_value import DRAWN_SHARE, heuristic_value
 
     env = make(DARK)
     stuck = env.from_state(from_fen("8/8/8/8/8/8/TL3e2 0 0 0 - -"))
@@ -1263,7 +1266,7 @@ def test_hunt_pulls_the_side_ahead_and_is_zero_sum() -> None:
     """The hunting term: the side ahead in material is worth more the nearer its pieces
     stand to the enemies they can take or trade off; the value stays zero-sum, and a
     weight of 0 is the plain hand-made value."""
-    from jungle_train._azero_net import heuristic_value, hunt
+    from jungle_train._hand_value import heuristic_value, hunt
 
     env = make(DARK)
     # Black (player 1) is ahead: elephant and rat against a lone elephant; the
@@ -1340,7 +1343,7 @@ def test_classic_hand_value_is_the_piece_square_evaluation() -> None:
     """CLASSIC's hand-made value is the minimax evaluation's piece-square part (no
     threats, no mobility) through tanh, from either side, on positions of random games."""
     from jungle_agents import ClassicEvaluator, ClassicWeights
-    from jungle_train._azero_net import CLASSIC_VALUE_SCALE, classic_piece_squares, hand_value
+    from jungle_train._hand_value import CLASSIC_VALUE_SCALE, classic_piece_squares, hand_value
 
     env = make(CLASSIC)
     pst = jnp.asarray(classic_piece_squares(CLASSIC))
@@ -1403,7 +1406,7 @@ def test_classic_hand_prior_is_each_moves_change_of_the_evaluation() -> None:
     evaluation for the mover from the position to the core's successor, over the scale
     (steps, river jumps and captures, both players)."""
     from jungle_agents import ClassicEvaluator, ClassicWeights
-    from jungle_train._azero_net import (
+    from jungle_train._hand_value import (
         PRIOR_SCALE,
         classic_piece_squares,
         classic_prior_logits,
@@ -1441,7 +1444,7 @@ def test_capture_gain_is_the_best_capture_the_pure_core_finds() -> None:
     share for the mover and the opposite for the other side (zero-sum kept)."""
     from jungle_core import transitions
     from jungle_core.lowlevel import tables
-    from jungle_train._azero_net import capture_gain, heuristic_value, material_balance
+    from jungle_train._hand_value import capture_gain, heuristic_value, material_balance
 
     env = make(DARK)
     states = [s for s in _random_states(DARK, 400, 11) if outcome(s) is None][::3]
@@ -1490,7 +1493,7 @@ def test_expected_gain_is_the_average_over_the_pure_cores_transitions() -> None:
     played out); positions along random games include captures, bumps into face-down
     pieces that win and that lose on average, and reveals (0)."""
     from jungle_core import transitions
-    from jungle_train._azero_net import expected_gain
+    from jungle_train._hand_value import expected_gain
 
     env = make(DARK)
 
@@ -1523,8 +1526,9 @@ def test_expected_afterstate_adds_the_material_change_to_the_parents_value() -> 
     """``afterstate="expected"``: a chance node's first value is the position's value
     plus :func:`expected_gain` of its action, for a legal action of either seat; the
     plain ``"parent"`` value for a move that removes nothing; -1 for an unused slot."""
-    from jungle_train._azero_net import expected_gain, hand_evaluation
     from jungle_train._azero_search import _Model
+    from jungle_train._hand_value import expected_gain
+    from jungle_train._search_evaluations import hand_evaluation
 
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)

@@ -86,7 +86,7 @@ def test_agent_leaf_values_use_the_tables() -> None:
     value (a Tiger and a Lion against the Elephant: a draw, not +0.24) and leaves an
     uncovered one as it was; refused where the tables do not solve the rules."""
     from jungle_agents import AgentSpecError, make_agent
-    from jungle_train._azero_agent import dqn_guide
+    from jungle_train._azero_guides import dqn_guide
 
     env = make(DARK)
     evaluate, guide = dqn_guide(env)

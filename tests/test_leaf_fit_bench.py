@@ -62,7 +62,7 @@ def test_an_alphazero_checkpoint_and_its_mixes_are_correlated_too(tmp_path: Path
     import jax.numpy as jnp
 
     from jungle_core.jax_env import make
-    from jungle_train._azero_agent import build_network
+    from jungle_train._azero_guides import build_network
     from jungle_train._azero_net import network_evaluation, planes_shape
     from jungle_train._checkpoint import save_checkpoint
     from jungle_train._pytree_io import params_to_arrays
@@ -127,7 +127,7 @@ def test_piece_value_fit_reads_the_holdings_and_recovers_known_values(tmp_path: 
     hand-made value computes (:func:`material_balance`, any named set of values), and the
     fit recovers the values and scale of results made from a known balance."""
     from jungle_core.jax_env import make
-    from jungle_train._azero_net import PIECE_VALUES, material_balance
+    from jungle_train._hand_value import PIECE_VALUES, material_balance
 
     bench = load_benchmark("leaf_fit")
     path = str(tmp_path / "games.jsonl")
