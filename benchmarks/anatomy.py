@@ -26,7 +26,9 @@ move, the reply, its next move), and how often it had a bump to play and took on
 the default ``azero``'s 600 games against minimax depth 3 (seeds 7, 8, 9): the agent
 bumps 1.80 times a game (+0.28 pieces over three plies), minimax 3.40 (+0.30); the
 agent had a bump to play at 42 % of its decisions and took one at 12 % of those,
-minimax 64 % and 14 %; reveals cost either side −0.02.
+minimax 64 % and 14 %; reveals cost either side −0.02. The last figures of each line: the
+side's face-up pieces a decision and the share of them beside a face-down piece (the
+agent 2.72 and 23 %, minimax 3.29 and 30 %).
 
     .venv/bin/python benchmarks/anatomy.py results/azero-vs-mm3.jsonl --agent azero:simulations=1024
 
@@ -172,7 +174,7 @@ def chance_actions(games: Iterable[GameResult], agent: str) -> ChanceActions:
     >>> t["agent"]["games"], sum(t["agent"][k] for k in ACTION_KINDS) == t["agent"]["decisions"]
     (2.0, True)
     """
-    keys = ("games", "decisions", "bump available", "bump taken")
+    keys = ("games", "decisions", "bump available", "bump taken", "face up", "beside face down")
     kinds = ACTION_KINDS + tuple(f"{k} lead" for k in ACTION_KINDS)
     sides: ChanceActions = {
         side: dict.fromkeys(keys + kinds, 0.0) for side in ("agent", "opponent")
@@ -200,7 +202,31 @@ def chance_actions(games: Iterable[GameResult], agent: str) -> ChanceActions:
             if any(action_kind(state, a) == "bump" for a in legal_actions(state)):
                 side["bump available"] += 1
                 side["bump taken"] += kind == "bump"
+            up, beside = face_up_pieces(state, mover)
+            side["face up"] += up
+            side["beside face down"] += beside
     return sides
+
+
+def face_up_pieces(state: State, player: int) -> tuple[int, int]:
+    """``player``'s face-up pieces in ``state``, and how many of them stand beside (one
+    step away) a face-down piece: the pieces that have a bump to play.
+
+    >>> from jungle_core import from_fen
+    >>> face_up_pieces(from_fen("8/8/8/8/8/8/E?w5 0 0 0 R -"), 0)
+    (1, 1)
+    >>> face_up_pieces(from_fen("8/8/8/8/8/8/E?w5 0 0 0 R -"), 1)   # w beside the ?
+    (1, 1)
+    """
+    step = tables(state.rules).step
+    board = state.board
+    up = beside = 0
+    for sq, code in enumerate(board):
+        if 0 < code < HIDDEN and (code - 1) >> 3 == player:
+            up += 1
+            near = (step[sq * 4 + d] for d in range(4))
+            beside += any(x >= 0 and board[x] >= HIDDEN for x in near)
+    return up, beside
 
 
 def format_chance_actions(sides: ChanceActions) -> str:
@@ -212,10 +238,14 @@ def format_chance_actions(sides: ChanceActions) -> str:
             f"{k} {side[k] / games:.2f} ({side[f'{k} lead'] / max(side[k], 1):+.3f})"
             for k in ACTION_KINDS
         )
+        decisions = max(side["decisions"], 1)
         lines.append(
             f"  {name:<8} {kinds}; a bump available at "
-            f"{side['bump available'] / max(side['decisions'], 1):.0%} of its decisions, "
-            f"taken at {side['bump taken'] / available:.0%} of those"
+            f"{side['bump available'] / decisions:.0%} of its decisions, "
+            f"taken at {side['bump taken'] / available:.0%} of those; "
+            f"{side['face up'] / decisions:.2f} face-up pieces a decision, "
+            f"{side['beside face down'] / max(side['face up'], 1):.0%} of them beside a "
+            "face-down piece"
         )
     return "\n".join(lines)
 

@@ -84,8 +84,10 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
         code = state.board[step[action - n]]
         return "quiet" if code == 0 else "bump" if code in (17, 18, 19) else "attack"
 
-    want = {side: {"decisions": 0, "bump": 0, "bump lead": 0, "available": 0, "taken": 0}
+    want = {side: {"decisions": 0, "bump": 0, "bump lead": 0, "available": 0, "taken": 0,
+                   "up": 0, "beside": 0}
             for side in ("agent", "opponent")}  # fmt: skip
+    cols = DARK.cols
     for game in games:
         seat = game.record.players.index("greedy")
         states = replay(game.record)
@@ -104,6 +106,15 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
             if any(kind(state, x) == "bump" for x in legal_actions(state)):
                 side["available"] += 1
                 side["taken"] += k == "bump"
+            for sq, code in enumerate(state.board):  # the mover's face-up pieces (1..16)
+                if 1 <= code <= 16 and (code - 1) // 8 == state.to_move:
+                    side["up"] += 1
+                    r, c = divmod(sq, cols)
+                    near = [(r + dr, c + dc) for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+                    side["beside"] += any(
+                        0 <= rr < DARK.rows and 0 <= cc < cols and state.board[rr * cols + cc] >= 17
+                        for rr, cc in near
+                    )
     for name, side in want.items():
         got = sides[name]
         assert got["games"] == len(games)
@@ -111,7 +122,10 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
         assert sum(got[k] for k in bench.ACTION_KINDS) == side["decisions"]
         assert (got["bump"], got["bump lead"]) == (side["bump"], side["bump lead"])
         assert (got["bump available"], got["bump taken"]) == (side["available"], side["taken"])
+        assert (got["face up"], got["beside face down"]) == (side["up"], side["beside"])
     assert want["agent"]["bump"] + want["opponent"]["bump"] > 0, "no bump to count"
     text = bench.format_chance_actions(sides)
     assert text.startswith("while pieces are face down")
     assert "a bump available at" in text
+    assert "face-up pieces a decision" in text
+    assert want["agent"]["beside"] + want["opponent"]["beside"] > 0, "nobody beside a face-down"
