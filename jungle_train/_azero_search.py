@@ -53,8 +53,8 @@ than that on a CPU, for one game at a time, and are kept small here:
 - mctx keeps every node's embedding in the tree, and XLA's CPU compiler copied the
   embedding arrays on every simulation. So a node stores a :class:`PackedState` (the
   legal mask as bits) and, with ``afterstate="parent"``, one value instead of one per
-  action; and the search is compiled with :data:`COMPILER_OPTIONS`, which removes the
-  copies.
+  action; and the search is compiled with
+  :data:`~jungle_train._mctx_fast.COMPILER_OPTIONS`, which removes the copies.
 - mctx splits its key and draws ``uniform[A]`` tie-break noise at every level of every
   simulation; :func:`search_key` turns the caller's key into an ``rbg`` one, much
   cheaper than ``threefry`` on a CPU.
@@ -65,8 +65,9 @@ than that on a CPU, for one game at a time, and are kept small here:
 
 Every search also paid for mctx's root Dirichlet noise, whose ``B × A`` Gamma variates
 JAX draws one after another with an ``rbg`` key, even at a share of 0:
-:func:`dirichlet_noise` draws them at once (:attr:`SearchConfig.noise`; on a GPU, where
-that loop was the search's time, ×47.7 for 1,024 games on one H200, README).
+:func:`~jungle_train._mctx_fast.dirichlet_noise` draws them at once
+(:attr:`SearchConfig.noise`; on a GPU, where that loop was the search's time, ×47.7 for
+1,024 games on one H200, README).
 
 ``benchmarks/azero_speed.py`` measures the three against the plain search (README:
 ×4.9 at 1,024 simulations, ×5.6 at 2,048, one DARK game; the first two ×1.66 and ×1.81).
@@ -242,18 +243,19 @@ class SearchConfig:
     A batch of one is always searched as it is."""
     backward: str = "batched"
     """How a simulation's value goes back up the tree: ``"batched"``
-    (:func:`batched_backward`: one loop over the whole batch that writes only the nodes
-    on each game's path) or ``"mctx"`` (mctx's own, a per-game loop under ``jax.vmap``,
-    the reference of ``benchmarks/azero_speed.py``). The same updates either way (a test
-    compares the trees); they differ in cost when ``B > 1``: under ``vmap`` a loop whose
-    games stop at different depths selects between the old and the new value of its
-    whole carry, here the whole tree with every node's position, at every step, so a
-    simulation of a vectorized search cost time in proportion to the simulations before
-    it."""
+    (:func:`~jungle_train._mctx_fast.batched_backward`: one loop over the whole batch
+    that writes only the nodes on each game's path) or ``"mctx"`` (mctx's own, a
+    per-game loop under ``jax.vmap``, the reference of ``benchmarks/azero_speed.py``).
+    The same updates either way (a test compares the trees); they differ in cost when
+    ``B > 1``: under ``vmap`` a loop whose games stop at different depths selects
+    between the old and the new value of its whole carry, here the whole tree with every
+    node's position, at every step, so a simulation of a vectorized search cost time in
+    proportion to the simulations before it."""
     noise: str = "threefry"
-    """How the root's Dirichlet noise is drawn: ``"threefry"`` (:func:`dirichlet_noise`:
-    with a ``threefry`` key, all of the batch's Gamma variates at once, and nothing
-    drawn when :attr:`dirichlet_fraction` is 0) or ``"mctx"`` (mctx's own, with
+    """How the root's Dirichlet noise is drawn: ``"threefry"``
+    (:func:`~jungle_train._mctx_fast.dirichlet_noise`: with a ``threefry`` key, all of
+    the batch's Gamma variates at once, and nothing drawn when :attr:`dirichlet_fraction`
+    is 0) or ``"mctx"`` (mctx's own, with
     :attr:`rng`'s key: with an ``rbg`` key JAX draws the ``B * A`` variates one after
     another, even when the fraction is 0; the reference of
     ``benchmarks/azero_speed.py``)."""

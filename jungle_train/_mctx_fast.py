@@ -70,7 +70,7 @@ def batched_backward(tree: mctx.Tree[Any], leaf_index: jax.Array) -> mctx.Tree[A
     ``children_visits`` ``[B, N, A]``), each step writing one entry a game (a game
     already at its root writes its old value back). mctx's own runs a per-game loop
     under ``jax.vmap``, which carries the whole tree and selects all of it at every
-    step (:attr:`SearchConfig.backward`).
+    step (:attr:`~jungle_train._azero_search.SearchConfig.backward`).
 
     >>> import jax, jax.numpy as jnp
     >>> from jungle_core.jax_env import make
@@ -202,7 +202,7 @@ def one_game_at_a_time(search: Search) -> Search:
     """``search`` run over a batch one game at a time (``lax.map``, each game a batch of
     one, game ``i`` with key ``jax.random.split(key, B)[i]``), its outputs stacked as
     the batched search's are; a batch of one goes to ``search`` as it is
-    (:attr:`SearchConfig.batching`).
+    (:attr:`~jungle_train._azero_search.SearchConfig.batching`).
 
     >>> import jax
     >>> from jungle_core.jax_env import make

@@ -90,20 +90,21 @@ def dqn_prior_evaluation(
     ``q_network(params, obs[B, obs]) -> float32[B, A]`` and ``observe(state) ->
     float32[obs]`` are the checkpoint's network and observation
     (:func:`jungle_train.dqn.make_network`, :func:`jungle_train.dqn.observe`).
-    ``hunting=False`` (static) leaves :func:`hunt` out of the trace altogether, the hunt
-    weight unread: the search evaluates at every chance expansion, and a traced weight
-    of 0 would still compute it. ``covering`` (static): :func:`heuristic_value`'s
-    ``cover``; ``capture`` (static): its ``capture`` share. ``greedy`` (static): while
-    some piece is face down, that weight times ``tanh(B / GREEDY_SCALE)`` joins the
-    hand-made value, ``B`` SPEC §7's Greedy heuristic H of the mover less the other
-    side's, halved (:meth:`jungle_train._jax_greedy.JaxGreedy.balance`: material with the
-    face-down sets, position, mobility, and the safety of adjacent pairs, face-down
-    neighbours included), so the chance phase's leaves see which pieces stand exposed.
+    ``hunting=False`` (static) leaves :func:`~jungle_train._hand_value.hunt` out of the
+    trace altogether, the hunt weight unread: the search evaluates at every chance
+    expansion, and a traced weight of 0 would still compute it. ``covering`` (static):
+    :func:`heuristic_value`'s ``cover``; ``capture`` (static): its ``capture`` share.
+    ``greedy`` (static): while some piece is face down, that weight times ``tanh(B /
+    GREEDY_SCALE)`` joins the hand-made value, ``B`` SPEC §7's Greedy heuristic H of the
+    mover less the other side's, halved
+    (:meth:`jungle_train._jax_greedy.JaxGreedy.balance`: material with the face-down
+    sets, position, mobility, and the safety of adjacent pairs, face-down neighbours
+    included), so the chance phase's leaves see which pieces stand exposed.
     ``potential_weight`` (static): the weight of the shaping potentials' difference in
     the hand-made value (:func:`heuristic_value`'s); ``piece_values`` (static): its
-    material's piece values (:data:`PIECE_VALUES`). ``exact`` (static): a
-    position the tables hold (every piece face up, at most three) takes their exact
-    result as its value and afterstate values, whatever the mix
+    material's piece values (:data:`PIECE_VALUES`). ``exact`` (static): a position the
+    tables hold (every piece face up, at most three) takes their exact result as its
+    value and afterstate values, whatever the mix
     (:func:`jungle_train._endgame_leaves.exact_value`).
     """
     q_params, inverse_temperature, weight, traced_hunt = params[:4]

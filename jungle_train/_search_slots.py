@@ -38,12 +38,13 @@ DARK_SLOTS = 40
 the mover's face-up pieces at most four moves, so with ``h`` face down and ``u`` of the
 mover's eight face up, ``h + 4u <= (16 - u) + 4u <= 16 + 3 * 8 = 40`` (reached with
 eight face down and the mover's eight face up in the open). The width of the tree's
-action axis under :attr:`SearchConfig.slots`, against the 280 actions of the rules."""
+action axis under :attr:`~jungle_train._azero_search.SearchConfig.slots`, against the 280
+actions of the rules."""
 
 CLASSIC_SLOTS = 32
 """The most legal actions a CLASSIC position has: at most four moves (a leap is one of
 them) for each of the mover's eight pieces; CLASSIC's tree width under
-:attr:`SearchConfig.slots`, against the 315 actions of the rules."""
+:attr:`~jungle_train._azero_search.SearchConfig.slots`, against the 315 actions of the rules."""
 
 
 @functools.partial(
