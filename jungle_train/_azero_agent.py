@@ -103,15 +103,7 @@ import numpy as np
 from jungle_agents import MAX_DEPTH, MinimaxAgent
 from jungle_agents import SearchConfig as MinimaxConfig
 from jungle_agents.endgame import EndgameTables, supported
-from jungle_core import (
-    Rules,
-    State,
-    legal_action_mask,
-    legal_actions,
-    new_game,
-    outcome,
-    step,
-)
+from jungle_core import Rules, State, legal_action_mask, legal_actions, new_game, outcome, step
 from jungle_core.jax_env import JaxState, make
 from jungle_train._azero_guides import (
     PRIORS,

@@ -15,20 +15,14 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
-from jungle_core import (
-    CLASSIC,
-    DARK,
-    Rules,
-)
+from jungle_core import CLASSIC, DARK, Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._azero_net import PolicyValueNetwork
 from jungle_train._azero_search import SearchConfig, make_search
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._config import config_from_mapping
 from jungle_train._errors import CheckpointError
-from jungle_train._hand_value import (
-    PIECE_VALUES,
-)
+from jungle_train._hand_value import PIECE_VALUES
 from jungle_train._learned import SHIPPED, arrays_to_params, shipped_checkpoint
 from jungle_train._mctx_fast import COMPILER_OPTIONS
 from jungle_train._search_evaluations import (

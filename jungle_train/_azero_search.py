@@ -95,11 +95,7 @@ import numpy as np
 from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_train._azero_net import Evaluation
 from jungle_train._hand_value import expected_gain
-from jungle_train._mctx_fast import (
-    mctx_patches,
-    one_game_at_a_time,
-    search_key,
-)
+from jungle_train._mctx_fast import mctx_patches, one_game_at_a_time, search_key
 from jungle_train._search_slots import (
     CLASSIC_SLOTS,
     DARK_SLOTS,

@@ -29,19 +29,9 @@ from jungle_core.jax_env import JaxState, make
 from jungle_train import azero
 from jungle_train._azero_agent import AZeroAgent
 from jungle_train._azero_guides import build_network
-from jungle_train._azero_net import (
-    network_evaluation,
-    planes_shape,
-)
-from jungle_train._azero_search import (
-    SearchConfig,
-    make_search,
-    zero_evaluator,
-)
-from jungle_train._search_slots import (
-    CLASSIC_SLOTS,
-    DARK_SLOTS,
-)
+from jungle_train._azero_net import network_evaluation, planes_shape
+from jungle_train._azero_search import SearchConfig, make_search, zero_evaluator
+from jungle_train._search_slots import CLASSIC_SLOTS, DARK_SLOTS
 from tests._boards import position
 
 TINY = azero.TINY_CONFIG

@@ -12,12 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jungle_core import (
-    CLASSIC,
-    DARK,
-    legal_actions,
-    new_game,
-)
+from jungle_core import CLASSIC, DARK, legal_actions, new_game
 from jungle_train import azero
 from jungle_train._azero_agent import AZeroAgent
 from jungle_train._errors import CheckpointError

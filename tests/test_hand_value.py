@@ -11,25 +11,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jungle_core import (
-    CLASSIC,
-    DARK,
-    action_to_str,
-    from_fen,
-    legal_actions,
-    outcome,
-    step,
-    to_fen,
-)
+from jungle_core import CLASSIC, DARK, action_to_str, from_fen, legal_actions, outcome, step, to_fen
 from jungle_core.jax_env import JaxState, make
 from jungle_train._azero_agent import AZeroAgent
-from jungle_train._azero_net import (
-    Evaluation,
-)
-from jungle_train._azero_search import (
-    SearchConfig,
-    _Model,
-)
+from jungle_train._azero_net import Evaluation
+from jungle_train._azero_search import SearchConfig, _Model
 from tests._azero import (
     DEFEND_P0,
     DEFEND_P1,
