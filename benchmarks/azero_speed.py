@@ -62,7 +62,8 @@ from jungle_core import DARK, State
 from jungle_core.jax_env import JaxState, make
 from jungle_train._azero_agent import _calibration_position
 from jungle_train._azero_guides import dqn_guide
-from jungle_train._azero_search import SearchConfig, make_search, zero_evaluator
+from jungle_train._azero_search import make_search, zero_evaluator
+from jungle_train._azero_search_config import SearchConfig
 from jungle_train._mctx_fast import COMPILER_OPTIONS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -314,7 +314,8 @@ def search_value(simulations: int, batch: int = 64) -> Callable[[Sequence[jc.Sta
     search ``make_agent("azero", DARK)`` plays (the shipped DQN's prior, the hand-made
     leaf value; no noise) at ``simulations`` simulations, ``batch`` positions a call."""
     from jungle_train._azero_guides import dqn_guide
-    from jungle_train._azero_search import SearchConfig, make_search
+    from jungle_train._azero_search import make_search
+    from jungle_train._azero_search_config import SearchConfig
 
     env = make(jc.DARK)
     guide, params = dqn_guide(env)

@@ -80,7 +80,7 @@ a random order, not in the order of the pieces' identities (:class:`SearchConfig
 ``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
 ``expected`` adds each action's expected change of material to the position's value,
 :func:`jungle_train._hand_value.expected_gain`; measured in the README)
-as in :class:`jungle_train._azero_search.SearchConfig`.
+as in :class:`jungle_train._azero_search_config.SearchConfig`.
 ``endgame`` (DARK, default 3): once every piece is face up and at most that many are left,
 the exact endgame tables of :mod:`jungle_agents.endgame` pick among the actions (a
 fastest win outright; else the search chooses among those that keep the draw, or the
@@ -115,7 +115,7 @@ from jungle_train._azero_guides import (
     shipped_azero,
 )
 from jungle_train._azero_net import PolicyValueNetwork, planes_shape
-from jungle_train._azero_search import SearchConfig
+from jungle_train._azero_search_config import SearchConfig
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._endgame_leaves import leaf_tables as packed_leaf_tables
 from jungle_train._errors import CheckpointError

@@ -10,7 +10,7 @@ import dataclasses
 
 from jungle_core import Rules
 from jungle_train._azero_guides import RULES
-from jungle_train._azero_search import SearchConfig
+from jungle_train._azero_search_config import SearchConfig
 from jungle_train._config import RoundSchedule
 
 __all__ = [
@@ -56,10 +56,10 @@ class Config(RoundSchedule):
     """DARK: a chance node's value before its outcomes are searched, ``"head"`` (the
     network's afterstate head), ``"parent"`` (the position's value) or ``"expected"``
     (that plus the action's expected change of material)
-    (:attr:`jungle_train._azero_search.SearchConfig.afterstate`)."""
+    (:attr:`jungle_train._azero_search_config.SearchConfig.afterstate`)."""
     prior_mix: float = 0.0
     """Share of the uniform distribution mixed into the search's priors, in self-play and
-    in play (:attr:`jungle_train._azero_search.SearchConfig.prior_mix`)."""
+    in play (:attr:`jungle_train._azero_search_config.SearchConfig.prior_mix`)."""
     policy_target: str = "visits"
     """DARK's policy target: ``"visits"`` (AlphaZero: the root's visit distribution) or
     ``"completed_q"`` (Gumbel MuZero's: ``softmax(prior logits + σ(completed Q))``, the
@@ -76,12 +76,12 @@ class Config(RoundSchedule):
     batching: str = "auto"
     """How self-play searches its ``num_envs`` games: ``"vectorized"``, ``"sequential"``
     or ``"auto"`` (sequential on a CPU, vectorized elsewhere;
-    :attr:`jungle_train._azero_search.SearchConfig.batching`): each game is searched the
+    :attr:`jungle_train._azero_search_config.SearchConfig.batching`): each game is searched the
     same way either way, only the random draws differ. On this CPU, sequential made the
     :data:`CPU_CONFIG` run 1.7× faster (415 against 243 decisions a second) and the
     :data:`TEACHER_CPU_CONFIG` one 3.3× (208 against 64)."""
     slots: bool = True
-    """Search in slots (:attr:`jungle_train._azero_search.SearchConfig.slots`): each
+    """Search in slots (:attr:`jungle_train._azero_search_config.SearchConfig.slots`): each
     node's action axis holds its legal actions (at most 40 in DARK, 32 in CLASSIC)
     instead of all 280 (315) actions. The same search, cheaper on a CPU; the policy
     targets are mapped back to the rules' actions. One difference in self-play: DARK's
@@ -92,7 +92,7 @@ class Config(RoundSchedule):
     chance_order: str = "index"
     """DARK: the order in which the search visits a chance node's equally likely outcomes:
     ``"index"`` (mctx's rule, ties to the lowest piece identity) or ``"shuffled"`` (a
-    random order per node; :attr:`jungle_train._azero_search.SearchConfig.chance_order`),
+    random order per node; :attr:`jungle_train._azero_search_config.SearchConfig.chance_order`),
     in self-play (a teacher's too). The playing agent, and so the trainer's evaluation
     games, take their own ``chance_order`` parameter."""
     channels: int = 32

@@ -18,7 +18,8 @@ import jax.numpy as jnp
 from jungle_core import CLASSIC, DARK, Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._azero_net import PolicyValueNetwork
-from jungle_train._azero_search import SearchConfig, make_search
+from jungle_train._azero_search import make_search
+from jungle_train._azero_search_config import SearchConfig
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._config import config_from_mapping
 from jungle_train._errors import CheckpointError

@@ -159,7 +159,7 @@ def expected_gain(rules: Rules, state: JaxState, action: jax.Array, probs: jax.A
     nothing removed); a reveal or a move onto an empty square not at all (the balance
     counts face-down pieces by identity already). DARK only; what the search's chance
     node is worth before any of its outcomes is searched with ``afterstate="expected"``
-    (:class:`jungle_train._azero_search.SearchConfig`).
+    (:class:`jungle_train._azero_search_config.SearchConfig`).
 
     >>> from jungle_core import DARK, from_fen
     >>> from jungle_core.jax_env import make

@@ -70,11 +70,12 @@ def batched_backward(tree: mctx.Tree[Any], leaf_index: jax.Array) -> mctx.Tree[A
     ``children_visits`` ``[B, N, A]``), each step writing one entry a game (a game
     already at its root writes its old value back). mctx's own runs a per-game loop
     under ``jax.vmap``, which carries the whole tree and selects all of it at every
-    step (:attr:`~jungle_train._azero_search.SearchConfig.backward`).
+    step (:attr:`~jungle_train._azero_search_config.SearchConfig.backward`).
 
     >>> import jax, jax.numpy as jnp
     >>> from jungle_core.jax_env import make
-    >>> from jungle_train._azero_search import SearchConfig, make_search, zero_evaluator
+    >>> from jungle_train._azero_search import make_search, zero_evaluator
+    >>> from jungle_train._azero_search_config import SearchConfig
     >>> env = make()
     >>> search = make_search(env, zero_evaluator(280), SearchConfig(simulations=4))
     >>> states = jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))
@@ -202,11 +203,12 @@ def one_game_at_a_time(search: Search) -> Search:
     """``search`` run over a batch one game at a time (``lax.map``, each game a batch of
     one, game ``i`` with key ``jax.random.split(key, B)[i]``), its outputs stacked as
     the batched search's are; a batch of one goes to ``search`` as it is
-    (:attr:`~jungle_train._azero_search.SearchConfig.batching`).
+    (:attr:`~jungle_train._azero_search_config.SearchConfig.batching`).
 
     >>> import jax
     >>> from jungle_core.jax_env import make
-    >>> from jungle_train._azero_search import SearchConfig, make_search, zero_evaluator
+    >>> from jungle_train._azero_search import make_search, zero_evaluator
+    >>> from jungle_train._azero_search_config import SearchConfig
     >>> env = make()
     >>> plain = make_search(env, zero_evaluator(280),
     ...                     SearchConfig(simulations=4, batching="vectorized"))

@@ -1,7 +1,7 @@
 """The search's tree in slots: a node's action axis holds only its legal actions.
 
 mctx reads and writes rows of ``num_actions`` entries (DARK: plus 16 chance outcomes) at
-every level of every simulation; with :attr:`jungle_train._azero_search.SearchConfig.slots`
+every level of every simulation; with :attr:`jungle_train._azero_search_config.SearchConfig.slots`
 a node's row has :data:`DARK_SLOTS` or :data:`CLASSIC_SLOTS` entries, the legal actions
 ascending (:func:`slot_actions`), and the search's output is mapped back to the rules'
 actions (:func:`in_actions`). The tree stores each position as a :class:`PackedState`,
@@ -38,13 +38,14 @@ DARK_SLOTS = 40
 the mover's face-up pieces at most four moves, so with ``h`` face down and ``u`` of the
 mover's eight face up, ``h + 4u <= (16 - u) + 4u <= 16 + 3 * 8 = 40`` (reached with
 eight face down and the mover's eight face up in the open). The width of the tree's
-action axis under :attr:`~jungle_train._azero_search.SearchConfig.slots`, against the 280
+action axis under :attr:`~jungle_train._azero_search_config.SearchConfig.slots`, against the 280
 actions of the rules."""
 
 CLASSIC_SLOTS = 32
 """The most legal actions a CLASSIC position has: at most four moves (a leap is one of
 them) for each of the mover's eight pieces; CLASSIC's tree width under
-:attr:`~jungle_train._azero_search.SearchConfig.slots`, against the 315 actions of the rules."""
+:attr:`~jungle_train._azero_search_config.SearchConfig.slots`, against the 315 actions of
+the rules."""
 
 
 @functools.partial(

@@ -172,13 +172,14 @@ def completed_q_policy(
     the network's prior ``logits`` (``float32[B, A]``) and the Q-values of ``tree``
     (mctx's ``qtransform_completed_by_mix_value``: unvisited actions take the mixed
     value; ``rescale``: Q rescaled to [0, 1] per position). A tree searched in slots
-    (:attr:`jungle_train._azero_search.SearchConfig.slots`) has its Q-values mapped back
+    (:attr:`jungle_train._azero_search_config.SearchConfig.slots`) has its Q-values mapped back
     through the root's slots, so the policy is over the rules' actions either way.
 
     >>> import jax, jax.numpy as jnp
     >>> from jungle_core import DARK
     >>> from jungle_core.jax_env import make
-    >>> from jungle_train._azero_search import SearchConfig, make_search, zero_evaluator
+    >>> from jungle_train._azero_search import make_search, zero_evaluator
+    >>> from jungle_train._azero_search_config import SearchConfig
     >>> env = make(DARK)
     >>> games = jax.tree.map(lambda x: x[None], env.init(jax.random.key(0)))
     >>> search = make_search(env, zero_evaluator(280), SearchConfig(simulations=8, slots=True))

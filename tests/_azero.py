@@ -30,7 +30,8 @@ from jungle_train import azero
 from jungle_train._azero_agent import AZeroAgent
 from jungle_train._azero_guides import build_network
 from jungle_train._azero_net import network_evaluation, planes_shape
-from jungle_train._azero_search import SearchConfig, make_search, zero_evaluator
+from jungle_train._azero_search import make_search, zero_evaluator
+from jungle_train._azero_search_config import SearchConfig
 from jungle_train._search_slots import CLASSIC_SLOTS, DARK_SLOTS
 from tests._boards import position
 

@@ -15,7 +15,8 @@ import pytest
 from jungle_core import CLASSIC, DARK, action_to_str, from_fen, legal_actions, new_game, outcome
 from jungle_core.jax_env import make
 from jungle_train._azero_agent import AZeroAgent
-from jungle_train._azero_search import SearchConfig, _Model, make_search, zero_evaluator
+from jungle_train._azero_search import _Model, make_search, zero_evaluator
+from jungle_train._azero_search_config import SearchConfig
 from tests._azero import CAPTURE, _act_in_both_phases, _batch, _dark, _root_q
 from tests._boards import position
 

@@ -37,13 +37,8 @@ from jungle_train._azero_net import (
     planes_shape,
     rotation,
 )
-from jungle_train._azero_search import (
-    SearchConfig,
-    _Model,
-    make_search,
-    step_result,
-    zero_evaluator,
-)
+from jungle_train._azero_search import _Model, make_search, step_result, zero_evaluator
+from jungle_train._azero_search_config import SearchConfig
 from jungle_train._mctx_fast import batched_backward, dirichlet_noise, search_key
 from jungle_train._search_slots import (
     CLASSIC_SLOTS,
@@ -507,7 +502,7 @@ def test_shuffled_chance_order_searches_outcomes_in_a_random_order() -> None:
     order is a random permutation of the possible outcomes (another with another key),
     while the probabilities stay within 1 % of the true ones; an action without chance
     keeps its single outcome."""
-    from jungle_train._azero_search import CHANCE_JITTER
+    from jungle_train._azero_search_config import CHANCE_JITTER
 
     env = make(DARK)
     start = _batch(new_game(DARK))

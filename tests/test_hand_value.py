@@ -15,7 +15,8 @@ from jungle_core import CLASSIC, DARK, action_to_str, from_fen, legal_actions, o
 from jungle_core.jax_env import JaxState, make
 from jungle_train._azero_agent import AZeroAgent
 from jungle_train._azero_net import Evaluation
-from jungle_train._azero_search import SearchConfig, _Model
+from jungle_train._azero_search import _Model
+from jungle_train._azero_search_config import SearchConfig
 from tests._azero import (
     DEFEND_P0,
     DEFEND_P1,
