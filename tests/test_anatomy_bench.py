@@ -67,7 +67,8 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
 ) -> None:
     """Each decision taken while some piece is face down is counted once, for the side
     that took it, by the square its action lands on; the lead changes are the piece
-    counts three plies on, and a bump counts as available where one was legal."""
+    counts three plies on, a bump counts as available where one was legal, and the
+    mover's face-up pieces and those beside a face-down one match a walk of the board."""
     from jungle_core import legal_actions
     from jungle_core.lowlevel import tables
 
