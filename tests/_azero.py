@@ -38,33 +38,33 @@ from tests._boards import position
 TINY = azero.TINY_CONFIG
 
 
-def _batch(state: State) -> JaxState:
+def one_batch(state: State) -> JaxState:
     one: JaxState = jax.tree.map(lambda x: x[None], make(state.rules).from_state(state))
     return one
 
 
-def _plain_search(
+def plain_search(
     state: State, simulations: int, seed: int = 0, slots: bool = False
 ) -> tuple[str, Any]:
     """The action (as text) of a uniform-prior, zero-value search of ``state`` with the
-    true rules, and the search tree (in slots with ``slots``: see :func:`_index`)."""
+    true rules, and the search tree (in slots with ``slots``: see :func:`slot_index`)."""
     env = make(state.rules)
     config = SearchConfig(simulations=simulations, slots=slots)
     search = jax.jit(make_search(env, zero_evaluator(env.num_actions), config))
-    out = search(None, jax.random.key(seed), _batch(state))
+    out = search(None, jax.random.key(seed), one_batch(state))
     return action_to_str(state, int(out.action[0])), out.search_tree
 
 
-def _index(tree: Any, state: State, action: int) -> int:
+def slot_index(tree: Any, state: State, action: int) -> int:
     """Where ``action`` sits on the tree's action axis: itself, or in a tree of slots
     (``SearchConfig.slots``: the legal actions ascending) its rank among the legal ones."""
     slotted = tree.num_actions == (DARK_SLOTS if state.rules.is_dark else CLASSIC_SLOTS)
     return legal_actions(state).index(action) if slotted else action
 
 
-def _root_q(tree: Any, state: State, text: str) -> float:
+def root_q(tree: Any, state: State, text: str) -> float:
     q = tree.qvalues(jnp.zeros(1, jnp.int32))[0]
-    return float(q[_index(tree, state, parse_action(state, text))])
+    return float(q[slot_index(tree, state, parse_action(state, text))])
 
 
 # --------------------------------------------------------------- decisive positions
@@ -95,7 +95,7 @@ BUMP = """
 """
 
 
-def _dark(picture: str, player: int, face_down: str = "- -") -> State:
+def dark_position(picture: str, player: int, face_down: str = "- -") -> State:
     mover, other = ("E", "c") if player == 0 else ("e", "C")
     return position(
         picture.replace("{E}", mover).replace("{c}", other),
@@ -105,7 +105,7 @@ def _dark(picture: str, player: int, face_down: str = "- -") -> State:
     )
 
 
-def _classic(picture: str, player: int) -> State:
+def classic_position(picture: str, player: int) -> State:
     return position(picture, CLASSIC, to_move=player)
 
 
@@ -165,23 +165,23 @@ R . . . . . .
 """
 
 
-def _network(rules: Rules) -> Any:
+def random_network(rules: Rules) -> Any:
     return build_network(rules, 4, 2)
 
 
-def _searched_batch(rules: Rules, seed: int, count: int) -> tuple[Any, Any, Any, JaxState]:
+def searched_batch(rules: Rules, seed: int, count: int) -> tuple[Any, Any, Any, JaxState]:
     """``(env, params, evaluate, batch)``: a random 4-channel network's evaluation and
     ``count`` unfinished positions of random play, stacked."""
     env = make(rules)
-    network = _network(rules)
+    network = random_network(rules)
     params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(rules))))
     evaluate = functools.partial(network_evaluation, env, network)
-    picks = [s for s in _random_states(rules, 40, seed) if outcome(s) is None][:count]
+    picks = [s for s in random_states(rules, 40, seed) if outcome(s) is None][:count]
     batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
     return env, params, evaluate, batch
 
 
-def _random_states(rules: Rules, count: int, seed: int) -> list[State]:
+def random_states(rules: Rules, count: int, seed: int) -> list[State]:
     """``count`` positions along one random game (restarted when it ends)."""
     rng = np.random.default_rng(seed)
     state, states = new_game(rules, seed=seed), list[State]()
@@ -194,7 +194,7 @@ def _random_states(rules: Rules, count: int, seed: int) -> list[State]:
     return states
 
 
-def _shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
+def shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
     """The two positions the leaf-value tests score (b1 a Leopard and c1 a Tiger turned up,
     the rest face down; every piece face up), and the shipped DQN prior's evaluation of
     the pair (:func:`dqn_prior_evaluation`, hunt off), its static options as keywords."""
@@ -221,7 +221,7 @@ def _shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
     return one, evaluate
 
 
-def _act_in_both_phases(agent: AZeroAgent) -> None:
+def act_in_both_phases(agent: AZeroAgent) -> None:
     """One decision of ``agent`` with every piece face down (the start), then one with
     every piece face up; each must be legal."""
     rng = np.random.default_rng(0)
@@ -229,7 +229,7 @@ def _act_in_both_phases(agent: AZeroAgent) -> None:
         assert agent.act(state, rng) in legal_actions(state)
 
 
-def _balance(
+def independent_balance(
     state: State, player: int, value: tuple[float, ...] = (30, 20, 30, 40, 50, 60, 70, 80)
 ) -> float:
     """The mover's material balance of a pure-core state, by identity (face up or

@@ -17,7 +17,7 @@ from jungle_core.jax_env import make
 from jungle_train._azero_agent import AZeroAgent
 from jungle_train._azero_search import _Model, make_search, zero_evaluator
 from jungle_train._azero_search_config import SearchConfig
-from tests._azero import CAPTURE, _act_in_both_phases, _batch, _dark, _root_q
+from tests._azero import CAPTURE, act_in_both_phases, dark_position, one_batch, root_q
 from tests._boards import position
 
 
@@ -29,7 +29,7 @@ def test_dqn_prior_agent_takes_the_last_piece(player: int) -> None:
 
     agent = make_agent("azero:simulations=32", DARK)
     assert isinstance(agent, AZeroAgent) and agent.prior == "dqn"
-    state = _dark(CAPTURE, player)
+    state = dark_position(CAPTURE, player)
     assert action_to_str(state, agent.act(state, np.random.default_rng(0))) == "d4xd5"
     hand = make_agent("azero:simulations=32,prior=hand", DARK)  # no network at all
     assert action_to_str(state, hand.act(state, np.random.default_rng(0))) == "d4xd5"
@@ -99,8 +99,8 @@ def test_contempt_makes_a_draw_cost_the_root_mover(player: int) -> None:
     for contempt in (0.0, 0.3):
         config = SearchConfig(simulations=64, slots=True, contempt=contempt)
         search = jax.jit(make_search(env, zero_evaluator(env.num_actions), config))
-        out = search(None, jax.random.key(0), _batch(state))
-        q = _root_q(out.search_tree, state, "d4xd5")
+        out = search(None, jax.random.key(0), one_batch(state))
+        q = root_q(out.search_tree, state, "d4xd5")
         if not contempt:
             assert q == 0.0
         else:
@@ -126,7 +126,7 @@ def test_risk_shrinks_the_values_that_favour_the_root_mover(player: int) -> None
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)
     params = (jnp.zeros(()), jnp.zeros((), jnp.int32))
-    state = _batch(from_fen(f"7c/8/8/8/8/8/ELT5 {player} 0 0 - -"))
+    state = one_batch(from_fen(f"7c/8/8/8/8/8/ELT5 {player} 0 0 - -"))
     trees = {}
     for risk in (0.0, 0.5):
         search = jax.jit(make_search(env, evaluate, SearchConfig(16, slots=True, risk=risk)))
@@ -155,7 +155,7 @@ def test_qtransform_minmax_scales_q_by_the_value_range_not_the_siblings() -> Non
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)
     params = (jnp.zeros(()), jnp.zeros((), jnp.int32))
-    state = _batch(from_fen("7c/8/8/8/8/8/ELT5 0 0 0 - -"))
+    state = one_batch(from_fen("7c/8/8/8/8/8/ELT5 0 0 0 - -"))
     visits = {}
     for qtransform in ("siblings", "minmax"):
         for risk in (0.0, 0.5):
@@ -265,7 +265,7 @@ def test_potential_face_down_sets_the_weight_of_the_chance_phase_searches() -> N
         return search
 
     agent._search_face_down, agent._search = spy("face down"), spy("face up")
-    _act_in_both_phases(agent)
+    act_in_both_phases(agent)
     assert asked == ["face down", "face up"]
 
 
@@ -297,7 +297,7 @@ def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
 
     agent._minimax.act = by_minimax  # type: ignore[method-assign]
     agent._search = by_search
-    _act_in_both_phases(agent)
+    act_in_both_phases(agent)
     assert asked == ["minimax", "search"]
 
 

@@ -54,15 +54,15 @@ from tests._azero import (
     DEFEND_P1,
     DEN_P0,
     DEN_P1,
-    _batch,
-    _classic,
-    _dark,
-    _index,
-    _network,
-    _plain_search,
-    _random_states,
-    _root_q,
-    _searched_batch,
+    classic_position,
+    dark_position,
+    one_batch,
+    plain_search,
+    random_network,
+    random_states,
+    root_q,
+    searched_batch,
+    slot_index,
 )
 from tests._boards import position
 
@@ -70,13 +70,13 @@ from tests._boards import position
 @pytest.mark.parametrize("slots", [False, True])
 @pytest.mark.parametrize("player", [0, 1])
 def test_dark_search_takes_the_last_piece(player: int, slots: bool) -> None:
-    state = _dark(CAPTURE, player)
-    action, tree = _plain_search(state, 32, slots=slots)
+    state = dark_position(CAPTURE, player)
+    action, tree = plain_search(state, 32, slots=slots)
     assert action == "d4xd5"
     summary = tree.summary()
     assert float(summary.value[0]) > 0.5  # the mover's side: winning
     # the chance node's first visit counts its afterstate value (0 here), then wins
-    assert _root_q(tree, state, "d4xd5") > 0.9
+    assert root_q(tree, state, "d4xd5") > 0.9
 
 
 @pytest.mark.parametrize("slots", [False, True])
@@ -84,13 +84,13 @@ def test_dark_search_takes_the_last_piece(player: int, slots: bool) -> None:
 def test_dark_search_takes_the_winning_chance(player: int, slots: bool) -> None:
     # face-down: the mover's Rat and the opponent's Cat
     face_down = "R c" if player == 0 else "C r"
-    state = _dark(BUMP, player, face_down)
-    action, tree = _plain_search(state, 96, slots=slots)
+    state = dark_position(BUMP, player, face_down)
+    action, tree = plain_search(state, 96, slots=slots)
     assert action == "d4xd5"
-    q = _root_q(tree, state, "d4xd5")
+    q = root_q(tree, state, "d4xd5")
     assert 0.3 < q <= 1.0  # half the outcomes win at once, the others are worth >= 0 here
     visits = np.asarray(tree.summary().visit_counts[0])
-    assert int(np.argmax(visits)) == _index(tree, state, parse_action(state, "d4xd5"))
+    assert int(np.argmax(visits)) == slot_index(tree, state, parse_action(state, "d4xd5"))
     assert float(tree.summary().value[0]) > 0.0
 
 
@@ -142,7 +142,7 @@ def test_dark_slots_search_as_the_full_action_space_does() -> None:
 
     env = make(DARK)
     evaluate, params = dqn_guide(env)
-    states = _random_states(DARK, 90, 11)[5::15]  # from the opening to face-up play
+    states = random_states(DARK, 90, 11)[5::15]  # from the opening to face-up play
     batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
     outs = []
     for slots in (False, True):
@@ -185,7 +185,7 @@ def test_classic_slots_search_as_the_full_action_space_does() -> None:
         jnp.asarray(classic_piece_squares(CLASSIC), jnp.float32),
         jnp.asarray(classic_targets(CLASSIC)),
     )
-    states = _random_states(CLASSIC, 120, 4)
+    states = random_states(CLASSIC, 120, 4)
     assert max(len(legal_actions(s)) for s in states) <= CLASSIC_SLOTS
     states = states[10::20]
     batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
@@ -203,11 +203,11 @@ def test_classic_slots_search_as_the_full_action_space_does() -> None:
 def test_dark_search_options_keep_the_capture() -> None:
     """A chance node valued by its parent, and a prior mixed with the uniform one, do
     not hide a winning capture."""
-    state = _dark(CAPTURE, 1)
+    state = dark_position(CAPTURE, 1)
     env = make(DARK)
     config = SearchConfig(simulations=32, prior_mix=0.5, afterstate="parent")
     search = jax.jit(make_search(env, zero_evaluator(env.num_actions), config))
-    out = search(None, jax.random.key(0), _batch(state))
+    out = search(None, jax.random.key(0), one_batch(state))
     assert action_to_str(state, int(out.action[0])) == "d4xd5"
     with pytest.raises(ValueError, match="afterstate"):
         SearchConfig(afterstate="guess")
@@ -218,10 +218,10 @@ def test_dark_search_options_keep_the_capture() -> None:
     ("picture", "player", "move"), [(DEN_P0, 0, "d8-d9"), (DEN_P1, 1, "d2-d1")]
 )
 def test_classic_search_enters_the_den(picture: str, player: int, move: str, slots: bool) -> None:
-    state = _classic(picture, player)
-    action, tree = _plain_search(state, 32, slots=slots)
+    state = classic_position(picture, player)
+    action, tree = plain_search(state, 32, slots=slots)
     assert action == move
-    assert _root_q(tree, state, move) == pytest.approx(1.0)
+    assert root_q(tree, state, move) == pytest.approx(1.0)
 
 
 @pytest.mark.parametrize("slots", [False, True])
@@ -234,13 +234,13 @@ def test_classic_search_sees_the_reply(picture: str, player: int, move: str, slo
     needs a few visits per root action before the reply is found: with a uniform prior
     the interior selection tries actions in index order, and player 0's den entry has
     a high index here.)"""
-    state = _classic(picture, player)
-    action, tree = _plain_search(state, 256, slots=slots)
+    state = classic_position(picture, player)
+    action, tree = plain_search(state, 256, slots=slots)
     assert action == move
     q = tree.qvalues(jnp.zeros(1, jnp.int32))[0]
     visits = tree.summary().visit_counts[0]
     for a in legal_actions(state):
-        k = _index(tree, state, a)
+        k = slot_index(tree, state, a)
         if action_to_str(state, a) != move and int(visits[k]) > 1:
             assert float(q[k]) < 0  # the opponent's win, seen from the mover's side
 
@@ -250,8 +250,8 @@ def test_classic_search_sees_the_reply(picture: str, player: int, move: str, slo
 
 def test_step_result_signs() -> None:
     env = make(DARK)
-    state = _dark(CAPTURE, 0)
-    before = _batch(state)
+    state = dark_position(CAPTURE, 0)
+    before = one_batch(state)
     win = jnp.array([parse_action(state, "d4xd5")], jnp.int32)
     after = jax.vmap(env.step_outcome)(before, win, jnp.zeros(1, jnp.int32))
     assert [float(x[0]) for x in step_result(before, after)] == [1.0, 0.0]
@@ -303,10 +303,10 @@ def test_canonical_view_is_the_same_for_either_seat() -> None:
     a = canonical_planes(env, env.from_state(p0))
     b = canonical_planes(env, env.from_state(p1))
     np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-    network = _network(DARK)
+    network = random_network(DARK)
     params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(DARK))))
-    e0 = network_evaluation(env, network, params, _batch(p0))
-    e1 = network_evaluation(env, network, params, _batch(p1))
+    e0 = network_evaluation(env, network, params, one_batch(p0))
+    e1 = network_evaluation(env, network, params, one_batch(p1))
     turn = rotation(DARK)
     np.testing.assert_allclose(np.asarray(e0.logits[0]), np.asarray(e1.logits[0][turn]), atol=1e-6)
     np.testing.assert_allclose(float(e0.value[0]), float(e1.value[0]), atol=1e-6)
@@ -316,7 +316,7 @@ def test_canonical_view_is_the_same_for_either_seat() -> None:
 def test_search_outputs_are_finite(rules: Rules) -> None:
     """A random network on positions from random play, finished-game leaves included."""
     env = make(rules)
-    network = _network(rules)
+    network = random_network(rules)
     params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(rules))))
     evaluate = functools.partial(network_evaluation, env, network)
     noisy = SearchConfig(simulations=24, dirichlet_fraction=0.25, temperature=1.0, gumbel_scale=1.0)
@@ -345,7 +345,7 @@ def test_packed_state_round_trip(rules: Rules) -> None:
     """The search tree's packed positions unpack to the positions, field for field."""
     env = make(rules)
     batch: JaxState = jax.tree.map(
-        lambda *x: jnp.stack(x), *[env.from_state(s) for s in _random_states(rules, 40, 5)]
+        lambda *x: jnp.stack(x), *[env.from_state(s) for s in random_states(rules, 40, 5)]
     )
     packed = pack_state(batch)
     assert packed.legal_bits.shape == (40, -(-env.num_actions // 32))
@@ -359,7 +359,7 @@ def test_compact_nodes_search_as_the_plain_ones() -> None:
     must search exactly as plain ones do, with either afterstate; and ``"parent"`` as
     ``"head"`` does with an afterstate head that repeats the position's value."""
     env = make(DARK)
-    network = _network(DARK)
+    network = random_network(DARK)
     params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(DARK))))
     own_head = functools.partial(network_evaluation, env, network)
 
@@ -367,7 +367,7 @@ def test_compact_nodes_search_as_the_plain_ones() -> None:
         ev = network_evaluation(env, network, params, states)
         return Evaluation(ev.logits, ev.value, jnp.broadcast_to(ev.value[:, None], ev.logits.shape))
 
-    picks = [s for s in _random_states(DARK, 60, 11) if outcome(s) is None][::6]
+    picks = [s for s in random_states(DARK, 60, 11) if outcome(s) is None][::6]
     batch: JaxState = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in picks])
 
     def weights(evaluate: Any, afterstate: str, compact: bool) -> np.ndarray[Any, Any]:
@@ -388,7 +388,7 @@ def test_sequential_batching_is_the_one_game_search_per_game(rules: Rules) -> No
     """``batching="sequential"`` (what ``auto`` picks on a CPU) searches game ``i`` of a
     batch exactly as a batch of one with key ``split(key, B)[i]``: actions, weights and
     root values; a batch of one is searched with the key as it is."""
-    env, params, evaluate, batch = _searched_batch(rules, seed=3, count=3)
+    env, params, evaluate, batch = searched_batch(rules, seed=3, count=3)
 
     def search(batching: str) -> Any:
         knobs = SearchConfig(
@@ -421,7 +421,7 @@ def test_batched_backward_updates_the_tree_as_mctx_does(rules: Rules) -> None:
     """:func:`batched_backward` (the default) leaves a vectorized search's whole tree as
     mctx's own backward pass does, games of different depths in one batch; and from
     chosen leaves (one game at its root) it writes what mctx's writes."""
-    env, params, evaluate, batch = _searched_batch(rules, seed=7, count=4)
+    env, params, evaluate, batch = searched_batch(rules, seed=7, count=4)
 
     def search(backward: str) -> Any:
         knobs = SearchConfig(
@@ -482,7 +482,7 @@ def test_dirichlet_noise_is_drawn_at_once_with_a_threefry_key() -> None:
     assert not any("tensor<f32>" in carry for carry in ours)
     assert any("tensor<32xf32>" in carry for carry in ours)
 
-    env, params, evaluate, batch = _searched_batch(DARK, seed=5, count=3)
+    env, params, evaluate, batch = searched_batch(DARK, seed=5, count=3)
 
     def search(noise: str) -> Any:
         knobs = SearchConfig(simulations=16, batching="vectorized", slots=True, noise=noise)
@@ -505,7 +505,7 @@ def test_shuffled_chance_order_searches_outcomes_in_a_random_order() -> None:
     from jungle_train._azero_search_config import CHANCE_JITTER
 
     env = make(DARK)
-    start = _batch(new_game(DARK))
+    start = one_batch(new_game(DARK))
     reveal = jnp.array([0], jnp.int32)  # a1, 16 possible pieces
 
     def logits(order: str, key: int, state: JaxState, action: jax.Array) -> np.ndarray:
@@ -532,9 +532,9 @@ def test_shuffled_chance_order_searches_outcomes_in_a_random_order() -> None:
     probs /= probs.sum()
     np.testing.assert_allclose(probs, 1 / 16, rtol=CHANCE_JITTER)
     # a plain move: one outcome, all the mass, as before
-    state = _dark(CAPTURE, 0)
+    state = dark_position(CAPTURE, 0)
     move = jnp.array([parse_action(state, "d4xd5")], jnp.int32)
-    single = logits("shuffled", 3, _batch(state), move)
+    single = logits("shuffled", 3, one_batch(state), move)
     assert first_searched(single, 3) == [0, 0, 0]
     with pytest.raises(ValueError, match="chance_order"):
         SearchConfig(chance_order="random")

@@ -22,12 +22,12 @@ from tests._azero import (
     DEFEND_P1,
     DEN_P0,
     DEN_P1,
-    _act_in_both_phases,
-    _balance,
-    _batch,
-    _classic,
-    _random_states,
-    _shipped_dqn_leaf_values,
+    act_in_both_phases,
+    classic_position,
+    independent_balance,
+    one_batch,
+    random_states,
+    shipped_dqn_leaf_values,
 )
 
 # ------------------------------------------------------------------- the DQN prior
@@ -44,7 +44,7 @@ def test_dqn_prior_evaluation_reads_the_q_values() -> None:
     config, params, _ = load_dqn(shipped_checkpoint("dqn"))
     env = make(DARK)
     q_network, observe = dqn_functions(env, config)
-    states = _random_states(DARK, 12, seed=3)
+    states = random_states(DARK, 12, seed=3)
     batch = jax.tree.map(lambda *xs: jnp.stack(xs), *[env.from_state(s) for s in states])
     q = np.asarray(q_network(params, jax.vmap(observe)(batch)))
     legal = np.asarray(batch.legal_action_mask)
@@ -81,7 +81,7 @@ def test_greedy_joins_the_leaf_value_while_a_piece_is_face_down() -> None:
         make_agent("azero:greedy=2", DARK)
     with pytest.raises(AgentSpecError, match="greedy"):
         make_agent("azero:prior=hand,greedy=0.5", DARK)
-    one, evaluate = _shipped_dqn_leaf_values()
+    one, evaluate = shipped_dqn_leaf_values()
     plain, mixed = evaluate(greedy=0.0), evaluate(greedy=0.5)
     greedy = JaxGreedy(make(DARK))
     balance = jax.jit(greedy.balance)
@@ -109,7 +109,7 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
         make_agent("azero:potential=-0.1", DARK)
     with pytest.raises(AgentSpecError, match="potential"):
         make_agent("azero:prior=hand,potential=0.04", DARK)
-    one, evaluate = _shipped_dqn_leaf_values()
+    one, evaluate = shipped_dqn_leaf_values()
     plain, heavier = evaluate(), evaluate(potential_weight=0.04)
     gap = np.array(
         [float(potential(x, x.current_player) - potential(x, 1 - x.current_player)) for x in one]
@@ -148,15 +148,17 @@ def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
         for me in (0, 1):
             for name, values in PIECE_VALUES.items():
                 assert float(material_balance(x, me, values)) == pytest.approx(
-                    _balance(state, me, values), abs=1e-6
+                    independent_balance(state, me, values), abs=1e-6
                 ), name
     # the pair the leaf values score: every piece still in play (a balance of 0 by any
     # values), then Tiger and Rat against Lion and Wolf, player 0 to move
-    one, evaluate = _shipped_dqn_leaf_values()
+    one, evaluate = shipped_dqn_leaf_values()
     assert int(one[0].face_down_mask) and not int(one[1].face_down_mask)
     plain, fitted = evaluate(), evaluate(piece_values=PIECE_VALUES["fitted"])
     up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
-    shift = np.array([0.0, _balance(up, 0, PIECE_VALUES["fitted"]) - _balance(up, 0)])
+    shift = np.array(
+        [0.0, independent_balance(up, 0, PIECE_VALUES["fitted"]) - independent_balance(up, 0)]
+    )
     assert abs(shift[1]) > 0.05
     assert np.asarray(fitted.value) == pytest.approx(np.asarray(plain.value) + shift, abs=1e-5)
     assert np.asarray(fitted.afterstate) == pytest.approx(
@@ -166,7 +168,7 @@ def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
     agent = make_agent("azero:simulations=8,values=fitted,endgame=0", DARK)
     assert isinstance(agent, AZeroAgent) and "values=fitted" in agent.name
     assert "values" not in make_agent("azero:simulations=8,endgame=0", DARK).name
-    _act_in_both_phases(agent)
+    act_in_both_phases(agent)
 
 
 @pytest.mark.parametrize(
@@ -217,7 +219,7 @@ def test_cover_caps_the_lead_of_a_side_that_cannot_win() -> None:
         -DRAWN_SHARE * plain, abs=1e-6
     )
     batch: JaxState = jax.tree.map(
-        lambda *x: jnp.stack(x), *[env.from_state(s) for s in _random_states(DARK, 30, 5)]
+        lambda *x: jnp.stack(x), *[env.from_state(s) for s in random_states(DARK, 30, 5)]
     )
     value = jax.vmap(functools.partial(heuristic_value, DARK, cover=True))
     covered = value(batch, batch.current_player)
@@ -246,7 +248,7 @@ def test_hunt_pulls_the_side_ahead_and_is_zero_sum() -> None:
     plain_gain = float(heuristic_value(DARK, near, 1)) - float(heuristic_value(DARK, far, 1))
     assert gain > plain_gain
     batch: JaxState = jax.tree.map(
-        lambda *x: jnp.stack(x), *[env.from_state(s) for s in _random_states(DARK, 30, 4)]
+        lambda *x: jnp.stack(x), *[env.from_state(s) for s in random_states(DARK, 30, 4)]
     )
     value = jax.vmap(functools.partial(heuristic_value, DARK, hunt_weight=0.3))
     np.testing.assert_allclose(
@@ -264,7 +266,7 @@ def test_classic_hand_value_is_the_piece_square_evaluation() -> None:
     pst = jnp.asarray(classic_piece_squares(CLASSIC))
     weights = ClassicWeights(threat=0.0, mobility=0.0)
     evaluators = [ClassicEvaluator(CLASSIC, p, weights) for p in (0, 1)]
-    states = [s for s in _random_states(CLASSIC, 60, 3) if outcome(s) is None]
+    states = [s for s in random_states(CLASSIC, 60, 3) if outcome(s) is None]
     assert len(states) > 40
     for state in states[::3]:
         jstate = env.from_state(state)
@@ -310,7 +312,7 @@ def test_hand_prior_is_classic_default_and_finds_the_den(
 
     agent = make_agent("azero:simulations=256", CLASSIC)
     assert isinstance(agent, AZeroAgent) and agent.prior == "hand"
-    state = _classic(picture, player)
+    state = classic_position(picture, player)
     assert action_to_str(state, agent.act(state, np.random.default_rng(0))) == move
     with pytest.raises(AgentSpecError, match="no path"):
         make_agent("azero:prior=hand,hunt=0.1", CLASSIC)
@@ -336,7 +338,7 @@ def test_classic_hand_prior_is_each_moves_change_of_the_evaluation() -> None:
     prior = jax.jit(functools.partial(classic_prior_logits, CLASSIC, pst, targets))
     seen = {"capture": 0, "jump": 0, "player 1": 0}
     rng = np.random.default_rng(0)
-    for state in [s for s in _random_states(CLASSIC, 400, 5) if outcome(s) is None][::5]:
+    for state in [s for s in random_states(CLASSIC, 400, 5) if outcome(s) is None][::5]:
         logits = np.asarray(prior(env.from_state(state)))
         mover = evaluators[state.to_move]
         for action in legal_actions(state):
@@ -362,7 +364,7 @@ def test_capture_gain_is_the_best_capture_the_pure_core_finds() -> None:
     from jungle_train._hand_value import capture_gain, heuristic_value, material_balance
 
     env = make(DARK)
-    states = [s for s in _random_states(DARK, 400, 11) if outcome(s) is None][::3]
+    states = [s for s in random_states(DARK, 400, 11) if outcome(s) is None][::3]
     n = DARK.rows * DARK.cols
     gains = []
     for state in states:
@@ -407,15 +409,15 @@ def test_expected_gain_is_the_average_over_the_pure_cores_transitions() -> None:
 
         return jax.vmap(one)(jnp.arange(env.num_actions))
 
-    states = [s for s in _random_states(DARK, 600, 17) if outcome(s) is None][::4]
+    states = [s for s in random_states(DARK, 600, 17) if outcome(s) is None][::4]
     n = DARK.rows * DARK.cols
     seen = {"bump won": 0, "bump lost": 0, "capture": 0, "reveal": 0}
     for state in states:
         got = np.asarray(gains(env.from_state(state)))
-        me, before = state.to_move, _balance(state, state.to_move)
+        me, before = state.to_move, independent_balance(state, state.to_move)
         for action in legal_actions(state):
             played = transitions(state, action)
-            want = sum(p * (_balance(after, me) - before) for p, after in played)
+            want = sum(p * (independent_balance(after, me) - before) for p, after in played)
             assert got[action] == pytest.approx(want, abs=1e-5), (to_fen(state), action)
             hidden = action >= n and len(played) > 1
             seen["reveal"] += action < n
@@ -435,7 +437,7 @@ def test_expected_afterstate_adds_the_material_change_to_the_parents_value() -> 
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)
     for fen in ("8/8/8/8/8/8/Ew?5 0 0 0 - r", "8/8/8/8/8/8/Ew?5 1 0 0 - r"):
-        state = _batch(from_fen(fen))
+        state = one_batch(from_fen(fen))
         params = (jnp.zeros(()), jnp.zeros((), jnp.int32))
         afterstates = {}
         for mode in ("parent", "expected"):
