@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests._dqn import LIGHT
 from tests._scripts import load_benchmark
-from tests.test_dqn import LIGHT
 
 
 def test_updates_share_and_round_rate_agree() -> None:

@@ -1,0 +1,221 @@
+"""The DQN trainer (``jungle_train.dqn``), what it learns with: the cheap samplers,
+prioritised replay sampling, the loss against a NumPy reference, and the networks and
+observations against their NumPy twins."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import flashbax
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from jungle_core import DARK, legal_actions, new_game, observation, outcome, step
+from jungle_core.jax_env import make
+from jungle_train import dqn
+from jungle_train._learned import conv_numpy, enemy_fields, extra_inputs, network_numpy
+from jungle_train._sampling import best_action, coin, uniform_legal
+from tests._dqn import TINY
+
+
+@pytest.fixture(scope="module")
+def tiny_train() -> Any:
+    return dqn.make_train(TINY)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tiny_train: Any) -> tuple[Any, dict[str, Any]]:
+    runner, metrics = tiny_train(jax.random.key(0))
+    return runner, metrics
+
+
+# ---------------------------------------------------------------------- samplers
+
+
+def test_uniform_legal_is_uniform() -> None:
+    """Chi-square test: each legal action equally likely (280 actions, 40 legal)."""
+    rng = np.random.default_rng(0)
+    mask = np.zeros(280, bool)
+    legal = rng.choice(280, 40, replace=False)
+    mask[legal] = True
+    n = 40_000
+    seeds = jax.random.bits(jax.random.key(1), (n,), jnp.uint32)
+    picks = np.asarray(jax.jit(uniform_legal)(seeds, jnp.broadcast_to(mask, (n, 280))))
+    assert set(picks.tolist()) <= set(legal.tolist())
+    counts = np.bincount(picks, minlength=280)[legal]
+    expected = n / 40
+    chi2 = float(np.sum((counts - expected) ** 2 / expected))
+    assert chi2 < 72.0  # 39 degrees of freedom: p ≈ 0.001
+
+
+def test_best_action_breaks_ties_uniformly_and_coin_has_its_rate() -> None:
+    values = jnp.array([1.0, 5.0, 5.0, -jnp.inf, 4.9995, 2.0])
+    seeds = jax.random.bits(jax.random.key(2), (9_000,), jnp.uint32)
+    picks = np.asarray(jax.vmap(best_action, in_axes=(None, 0))(values, seeds))
+    counts = np.bincount(picks, minlength=6)
+    assert counts[[0, 3, 5]].sum() == 0
+    assert all(abs(c - 3_000) < 250 for c in counts[[1, 2, 4]])
+    heads = np.asarray(coin(seeds, jnp.float32(0.3)))
+    assert abs(heads.mean() - 0.3) < 0.02
+
+
+# ----------------------------------------------------------------- replay sampling
+
+
+def test_prioritised_sampling_is_proportional_to_priority() -> None:
+    """The replay samples item i with probability p_i^α / Σ p^α (α = 0.6)."""
+    alpha = 0.6
+    buffer = flashbax.make_prioritised_trajectory_buffer(
+        add_batch_size=1,
+        sample_batch_size=256,
+        sample_sequence_length=1,
+        period=1,
+        min_length_time_axis=1,
+        max_length_time_axis=8,
+        priority_exponent=alpha,
+    )
+    state = buffer.init(jnp.zeros((), jnp.int32))
+    state = buffer.add(state, jnp.arange(8, dtype=jnp.int32)[None, :])
+    priorities = jnp.array([1.0, 2.0, 4.0, 8.0, 0.5, 1.0, 3.0, 6.0])
+    state = buffer.set_priorities(state, jnp.arange(8), priorities)
+    sample = jax.jit(buffer.sample)
+    counts = np.zeros(8)
+    key = jax.random.key(3)
+    for _ in range(100):
+        key, k = jax.random.split(key)
+        counts += np.bincount(np.asarray(sample(state, k).experience[:, 0]), minlength=8)
+    expected = np.asarray(priorities) ** alpha
+    expected = expected / expected.sum() * counts.sum()
+    chi2 = float(np.sum((counts - expected) ** 2 / expected))
+    assert chi2 < 24.3  # 7 degrees of freedom: p ≈ 0.001
+
+
+# -------------------------------------------------------------------------- loss
+
+
+def _numpy_loss(
+    config: dqn.Config, params: Any, target: Any, batch: dqn.Transition, weights: np.ndarray
+) -> tuple[float, np.ndarray]:
+    """The double-DQN n-step Huber loss written out in NumPy, one transition at a time."""
+    env = make(DARK)
+    n, gamma = config.n_step, config.gamma
+    p = jax.device_get(params["params"])
+    t = jax.device_get(target["params"])
+
+    def obs(position: Any, i: int, k: int) -> np.ndarray:
+        state = env.to_state(
+            dqn._state_of(jax.tree.map(lambda a: a[i, k], position)).replace(ply=jnp.int32(0))
+        )
+        o = observation(state).reshape(-1)
+        clock = np.float32(state.plies_since_removal / 100)
+        return np.concatenate([o, [clock]]).astype(np.float32)
+
+    losses, tds = [], []
+    for i in range(batch.action.shape[0]):
+        ret, disc = 0.0, 1.0
+        for k in range(n):
+            ret += disc * float(batch.reward[i, k])
+            disc *= gamma
+            if bool(batch.done[i, k]):
+                disc = 0.0
+                break
+        q = network_numpy(p, obs(batch.position, i, 0))
+        q_next_online = network_numpy(p, obs(batch.position, i, n))
+        q_next_target = network_numpy(t, obs(batch.position, i, n))
+        legal = np.asarray(batch.position.legal[i, n])
+        best = int(np.argmax(np.where(legal, q_next_online, -np.inf)))
+        target_value = ret + disc * q_next_target[best]
+        td = target_value - q[int(batch.action[i, 0])]
+        huber = (
+            0.5 * td**2
+            if abs(td) <= config.huber_delta
+            else config.huber_delta * (abs(td) - 0.5 * config.huber_delta)
+        )
+        losses.append(weights[i] * huber)
+        tds.append(td)
+    return float(np.mean(losses)), np.array(tds)
+
+
+def test_loss_equals_a_numpy_reference(tiny_run: tuple[Any, dict[str, Any]]) -> None:
+    runner, _ = tiny_run
+    parts = dqn._Parts(TINY)
+    sample = parts.buffer.sample(runner.buffer, jax.random.key(7))
+    batch = sample.experience
+    # games that end inside the n steps: the return is cut there, nothing is bootstrapped
+    batch = batch._replace(done=batch.done.at[::3, 1].set(True).at[1::4, 0].set(True))
+    weights = np.linspace(0.5, 1.0, TINY.batch_size).astype(np.float32)
+    # a target network that differs from the online one
+    target = jax.tree.map(lambda a: a * 0.9, runner.params)
+    loss, td = jax.jit(parts.loss)(
+        runner.params, target, batch, jnp.asarray(weights), jax.random.key(0)
+    )
+    ref_loss, ref_td = _numpy_loss(TINY, runner.params, target, batch, weights)
+    np.testing.assert_allclose(np.asarray(td), ref_td, rtol=1e-4, atol=1e-4)
+    assert abs(float(loss) - ref_loss) < 1e-4 * max(1.0, abs(ref_loss))
+
+
+def test_numpy_forward_equals_the_flax_network(tiny_run: tuple[Any, dict[str, Any]]) -> None:
+    runner, _ = tiny_run
+    x = np.random.default_rng(0).random((5, 337)).astype(np.float32)
+    net = dqn.QNetwork(TINY.hidden, TINY.dropout)
+    expected = np.asarray(net.apply(runner.params, x))
+    np.testing.assert_allclose(
+        network_numpy(jax.device_get(runner.params["params"]), x), expected, rtol=1e-5, atol=1e-5
+    )
+
+
+@pytest.mark.parametrize("dueling", [False, True])
+def test_numpy_forward_equals_the_conv_network(dueling: bool) -> None:
+    config = dataclasses.replace(TINY, network="conv", channels=8, conv_layers=2, dueling=dueling)
+    net = dqn.make_network(config)
+    x = np.random.default_rng(1).random((3, 337)).astype(np.float32)
+    params = net.init(jax.random.key(0), jnp.asarray(x))
+    expected = np.asarray(net.apply(params, x))
+    got = np.stack([conv_numpy(jax.device_get(params["params"]), row) for row in x])
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+    # the per-square head: action 56 + 4*sq + d reads square sq
+    probe = np.zeros((1, 337), np.float32)
+    probe[0, 6 * 20 : 6 * 20 + 6] = 1.0  # a piece on square 20 only
+    near = (
+        np.asarray(net.apply(params, probe))
+        - np.asarray(net.apply(params, np.zeros((1, 337), np.float32)))
+    )[0]
+    far_square = 55  # more than two conv layers away from square 20
+    assert near[far_square] == pytest.approx(near[54], abs=1e-6)  # both see only the context
+
+
+def test_the_planes_observations_equal_their_numpy_twins() -> None:
+    """``spec+clock+fields(+battles)``: the JAX observation equals the numpy one the
+    agent plays with along random games, and the conv network reading it equals its
+    numpy forward pass."""
+    env = make(DARK)
+    name = "spec+clock+fields+battles"
+    config = dataclasses.replace(TINY, network="conv", channels=8, conv_layers=2, observation=name)
+    assert config.observation_size == 337 + 12 * 56
+    observe = jax.jit(lambda s: dqn.observe(env, config, s))
+    rng = np.random.default_rng(3)
+    fields_seen = battles_seen = 0
+    for game in range(3):
+        state = new_game(DARK, seed=game)
+        while outcome(state) is None and state.ply < 120:
+            extra = extra_inputs(state, name)
+            expected = np.concatenate([observation(state).reshape(-1), extra])
+            got = np.asarray(observe(env.from_state(state)))
+            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
+            planes = extra[1:].reshape(56, 12)
+            fields_seen += int(np.count_nonzero(planes[:, :8].max(axis=0)))
+            battles_seen += int(np.count_nonzero(planes[:, 8:]))
+            assert np.array_equal(planes[:, :8].reshape(-1), enemy_fields(state))
+            actions = legal_actions(state)
+            state = step(state, actions[int(rng.integers(len(actions)))], rng)
+    assert fields_seen > 500 and battles_seen > 20  # both parts carry information
+    net = dqn.make_network(config)
+    x = np.random.default_rng(2).random((2, config.observation_size)).astype(np.float32)
+    params = net.init(jax.random.key(0), jnp.asarray(x))
+    got = np.stack(
+        [conv_numpy(jax.device_get(params["params"]), row, square_planes=12) for row in x]
+    )
+    np.testing.assert_allclose(got, np.asarray(net.apply(params, x)), rtol=1e-5, atol=1e-5)
