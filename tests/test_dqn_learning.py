@@ -20,18 +20,6 @@ from jungle_train._learned import conv_numpy, enemy_fields, extra_inputs, networ
 from jungle_train._sampling import best_action, coin, uniform_legal
 from tests._dqn import TINY
 
-
-@pytest.fixture(scope="module")
-def tiny_train() -> Any:
-    return dqn.make_train(TINY)
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tiny_train: Any) -> tuple[Any, dict[str, Any]]:
-    runner, metrics = tiny_train(jax.random.key(0))
-    return runner, metrics
-
-
 # ---------------------------------------------------------------------- samplers
 
 

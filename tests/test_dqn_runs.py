@@ -32,17 +32,6 @@ from jungle_train._trainers import resolve_config
 from tests._dqn import LIGHT, TINY
 
 
-@pytest.fixture(scope="module")
-def tiny_train() -> Any:
-    return dqn.make_train(TINY)
-
-
-@pytest.fixture(scope="module")
-def tiny_run(tiny_train: Any) -> tuple[Any, dict[str, Any]]:
-    runner, metrics = tiny_train(jax.random.key(0))
-    return runner, metrics
-
-
 def _subprocess_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """The environment of a child Python: JAX's compilation cache shared between the
     children of one test, so only the first compiles."""
