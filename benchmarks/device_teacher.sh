@@ -24,7 +24,8 @@
 # (and profiles both: the device operations that take the time), then 4,096 games with the
 # agent's evaluation and with none, before training. On one H200 (2026-11-27, BUDGET=555):
 # 4.397 s against 0.092 s (x47.7) at 1,024 games, 0.156 s at 4,096 (0.035 s with no
-# evaluation); then 22 rounds, 5.77 million decisions in 264 s of training (README).
+# evaluation); then 22 rounds, 5.77 million decisions in 264 s of training (README). A second
+# run (H200, 2026-11-27, BUDGET=545, no BENCH): 38 rounds, 9.96 million decisions in 458 s.
 set -u
 t0=$(date +%s)
 OUT=${OUT:-/tmp/out}

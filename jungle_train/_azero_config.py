@@ -296,7 +296,9 @@ Measured on one H200 (``benchmarks/device_teacher.sh``, 264 s): 22 rounds, 5.77 
 decisions, about 22,800 a second (self-play and updates) after the first round; the
 student's value predicted the results of the recorded games against minimax depth 3
 better than the shipped value network's but, while pieces are face down, worse than the
-hand-made value (README). The first try (an H100) finished no round in 530 s: mctx's
+hand-made value (README). A second run (458 s, 9.96 million decisions) moved that
+correlation by +0.012 in the chance phase, still below the hand-made value. The first
+try (an H100) finished no round in 530 s: mctx's
 root noise, drawn one element after another with the search's ``rbg`` key, since drawn at
 once (:func:`jungle_train._mctx_fast.dirichlet_noise`)."""
 
