@@ -298,9 +298,9 @@ student's value predicted the results of the recorded games against minimax dept
 better than the shipped value network's but, while pieces are face down, worse than the
 hand-made value (README). A second run (458 s, 9.96 million decisions) moved that
 correlation by +0.012 in the chance phase, still below the hand-made value. The first
-try (an H100) finished no round in 530 s: mctx's
-root noise, drawn one element after another with the search's ``rbg`` key, since drawn at
-once (:func:`jungle_train._mctx_fast.dirichlet_noise`)."""
+try (an H100) finished no round in 530 s: mctx's root noise, drawn one element after
+another with the search's ``rbg`` key, since drawn at once
+(:func:`jungle_train._mctx_fast.dirichlet_noise`)."""
 
 CONFIGS = {
     "cpu": CPU_CONFIG,
