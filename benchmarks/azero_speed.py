@@ -60,7 +60,7 @@ import jax.numpy as jnp
 
 from jungle_core import DARK, State
 from jungle_core.jax_env import JaxState, make
-from jungle_train._azero_agent import _calibration_position
+from jungle_train._azero_agent import calibration_position
 from jungle_train._azero_guides import dqn_guide
 from jungle_train._azero_search import make_search, zero_evaluator
 from jungle_train._azero_search_config import SearchConfig
@@ -82,7 +82,7 @@ VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
 def positions(plies: tuple[int, ...], seed: int) -> list[State]:
     """The positions after ``plies`` random plies, each its own seeded game (restarted
     when it ends): the agent's own calibration middlegames."""
-    return [_calibration_position(DARK, plies=count, seed=seed + count) for count in plies]
+    return [calibration_position(DARK, plies=count, seed=seed + count) for count in plies]
 
 
 def main() -> None:

@@ -292,13 +292,13 @@ def value_correlations(
 def azero_value(path: str) -> Callable[[Sequence[jc.State]], np.ndarray]:
     """``evaluate(states) -> float32[N]``: the value head of the DARK AlphaZero checkpoint
     at ``path`` (the network alone, no hand-made value mixed in), for the player to move."""
-    from jungle_train._azero_agent import _params_from_arrays
+    from jungle_train._azero_agent import params_from_arrays
     from jungle_train._azero_guides import build_network
     from jungle_train._azero_net import network_evaluation
 
     ckpt = load_checkpoint(path, kind="azero")
     network = build_network(jc.DARK, int(ckpt.config["channels"]), int(ckpt.config["conv_layers"]))
-    params = _params_from_arrays(ckpt.arrays, network, jc.DARK, path)
+    params = params_from_arrays(ckpt.arrays, network, jc.DARK, path)
     env = make(jc.DARK)
     value = jax.jit(lambda x: network_evaluation(env, network, params, x).value)
 

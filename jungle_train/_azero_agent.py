@@ -127,7 +127,7 @@ from jungle_train._hand_value import (
 )
 from jungle_train._learned import shipped_checkpoint
 
-__all__ = ["AZeroAgent"]
+__all__ = ["AZeroAgent", "calibration_position", "params_from_arrays"]
 
 
 class AZeroAgent:
@@ -358,7 +358,7 @@ class AZeroAgent:
         try:
             channels, layers = int(config["channels"]), int(config["conv_layers"])
             network = build_network(self.rules, channels, layers)
-            network_params = _params_from_arrays(ckpt.arrays, network, self.rules, source)
+            network_params = params_from_arrays(ckpt.arrays, network, self.rules, source)
             weight = float(list(config.get("heuristic_prior", [0.0, 0.0]))[-1])
             weight = weight if heuristic < 0 else heuristic
         except (KeyError, ValueError, TypeError) as error:
@@ -450,10 +450,10 @@ class AZeroAgent:
 
     def _calibrate(self, seconds: float) -> int:
         """Simulations that take about ``seconds`` here, from a timed search of a
-        middlegame (:func:`_calibration_position`; the start, all face down, searches
+        middlegame (:func:`calibration_position`; the start, all face down, searches
         several times faster than a game's later positions), rounded down to a power of
         two, at least 8."""
-        position = self._batch(_calibration_position(self.rules))
+        position = self._batch(calibration_position(self.rules))
         self._search(self.params, jax.random.key(1), position)[0].block_until_ready()
         begin = perf_counter()
         self._search(self.params, jax.random.key(2), position)[0].block_until_ready()
@@ -491,9 +491,15 @@ class AZeroAgent:
         return action
 
 
-def _calibration_position(rules: Rules, plies: int = 60, seed: int = 0) -> State:
+def calibration_position(rules: Rules, plies: int = 60, seed: int = 0) -> State:
     """A fixed middlegame: ``plies`` of seeded random play from the start (a new game
-    where one ends)."""
+    where one ends); the position the ``time`` parameter's timed search runs on.
+
+    >>> from jungle_core import DARK, outcome
+    >>> position = calibration_position(DARK)
+    >>> outcome(position) is None, position == calibration_position(DARK)
+    (True, True)
+    """
     rng = np.random.default_rng(seed)
     state = new_game(rules, seed=seed)
     for _ in range(plies):
@@ -504,9 +510,18 @@ def _calibration_position(rules: Rules, plies: int = 60, seed: int = 0) -> State
     return state if outcome(state) is None else new_game(rules, seed=seed)
 
 
-def _params_from_arrays(arrays: Any, network: PolicyValueNetwork, rules: Rules, where: str) -> Any:
+def params_from_arrays(arrays: Any, network: PolicyValueNetwork, rules: Rules, where: str) -> Any:
     """The network parameters from a checkpoint's ``params/...`` arrays, checked
-    against the network's own shapes."""
+    against the network's own shapes (``where`` names the file in errors).
+
+    >>> from jungle_core import DARK
+    >>> from jungle_train._pytree_io import params_to_arrays
+    >>> network = build_network(DARK, 4, 1)
+    >>> params = network.init(jax.random.key(0), jnp.zeros((1, *planes_shape(DARK))))
+    >>> back = params_from_arrays(params_to_arrays(params), network, DARK, "agent.npz")
+    >>> jax.tree.all(jax.tree.map(lambda a, b: bool((a == b).all()), params, back))
+    True
+    """
     flat = {}
     for name, value in arrays.items():
         parts = tuple(name.split("/"))

@@ -304,10 +304,10 @@ def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
 def test_time_sets_a_power_of_two_from_a_middlegame() -> None:
     """``time`` picks the simulations once, from a search of a fixed middlegame (some
     pieces face up, the game not over); the count is a power of two, at least 8."""
-    from jungle_train._azero_agent import _calibration_position
+    from jungle_train._azero_agent import calibration_position
 
-    position = _calibration_position(DARK)
-    assert outcome(position) is None and position == _calibration_position(DARK)
+    position = calibration_position(DARK)
+    assert outcome(position) is None and position == calibration_position(DARK)
     assert any(0 < code <= 16 for code in position.board)  # something face up
     agent = AZeroAgent(DARK, simulations=8, time=0.01)
     assert agent.simulations >= 8 and agent.simulations & (agent.simulations - 1) == 0
