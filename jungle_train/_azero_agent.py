@@ -49,6 +49,10 @@ through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
 ``values``: with a DQN prior, the piece values of the hand-made value's material
 (``spec``, SPEC §7's Greedy values, or ``fitted``, fitted to recorded games' results:
 :data:`jungle_train._hand_value.PIECE_VALUES`; measured in the README);
+``material``: with a DQN prior, the form of that material balance, ``ratio`` (the
+difference over the material in the game) or ``difference`` (over the full set's, so
+that equal trades leave it unchanged; :data:`jungle_train._hand_value.MATERIAL_FORMS`,
+measured in the README);
 ``potential``: with a DQN prior, the weight of the difference of SPEC §7's shaping
 potentials in the hand-made value (:data:`jungle_train._hand_value.POTENTIAL_WEIGHT`, 0.01,
 by default; measured in the README); ``potential_face_down`` (-1: ``potential``): that
@@ -120,6 +124,7 @@ from jungle_train._checkpoint import load_checkpoint
 from jungle_train._endgame_leaves import leaf_tables as packed_leaf_tables
 from jungle_train._errors import CheckpointError
 from jungle_train._hand_value import (
+    MATERIAL_FORMS,
     PIECE_VALUES,
     POTENTIAL_WEIGHT,
     classic_piece_squares,
@@ -174,6 +179,7 @@ class AZeroAgent:
         potential_face_down: float = -1.0,
         risk: float = 0.0,
         values: str = "spec",
+        material: str = "ratio",
         qtransform: str = "siblings",
     ) -> None:
         if heuristic > 1.0:
@@ -239,6 +245,8 @@ class AZeroAgent:
             )
         if values not in PIECE_VALUES:
             raise ValueError(f"values must be one of {tuple(PIECE_VALUES)}, not {values!r}")
+        if material not in MATERIAL_FORMS:
+            raise ValueError(f"material must be one of {MATERIAL_FORMS}, not {material!r}")
         if endgame not in (0, 2, 3, 4):
             raise ValueError(f"endgame must be 0 (off), 2, 3 or 4 pieces, not {endgame}")
         self._endgame = EndgameTables(endgame) if endgame and supported(rules) else None
@@ -263,6 +271,7 @@ class AZeroAgent:
                 float(greedy),
                 float(potential),
                 values,
+                material,
             )
         elif (
             cover
@@ -272,10 +281,11 @@ class AZeroAgent:
             or potential != POTENTIAL_WEIGHT
             or potential_face_down != -1
             or values != "spec"
+            or material != "ratio"
         ):
             raise ValueError(
-                "cover, leaf_tables, capture, greedy, potential, potential_face_down and values "
-                "adjust the leaf values of prior=dqn only"
+                "cover, leaf_tables, capture, greedy, potential, potential_face_down, values "
+                "and material adjust the leaf values of prior=dqn only"
             )
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
@@ -329,6 +339,7 @@ class AZeroAgent:
         label += f",potential={potential:g}" if potential != POTENTIAL_WEIGHT else ""
         label += f",potential_face_down={potential_face_down:g}" if potential_face_down >= 0 else ""
         label += f",values={values}" if values != "spec" else ""
+        label += f",material={material}" if material != "ratio" else ""
         label += f",qtransform={qtransform}" if qtransform != "siblings" else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
@@ -399,6 +410,7 @@ class AZeroAgent:
         greedy: float = 0.0,
         potential: float = POTENTIAL_WEIGHT,
         values: str = "spec",
+        material: str = "ratio",
     ) -> None:
         """Read a DQN checkpoint: its action values are the search's prior."""
         if not self.rules.is_dark:
@@ -418,6 +430,7 @@ class AZeroAgent:
             capture,
             greedy,
             values,
+            material,
             potential,
         )
         self._depth = 0

@@ -162,21 +162,24 @@ def compiled_search(
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
     ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
-    covering, exact, capture, greedy, values, potential)`` (``hunting``: the hunt weight
+    covering, exact, capture, greedy, values, material, potential)`` (``hunting``: the hunt weight
     is above 0, so the evaluation computes the term; ``covering``: the ``cover``
     adjustment of the hand-made value is on; ``exact``: the endgame tables value the
     leaves they hold; ``capture``: the share of the mover's immediate capture gain in the
     hand-made value; ``greedy``: the weight of the Greedy heuristic in it while pieces
     are face down; ``values``: the name of its material's piece values,
-    :data:`jungle_train._hand_value.PIECE_VALUES`; ``potential``: the weight of the
-    shaping potentials' difference in it) or
+    :data:`jungle_train._hand_value.PIECE_VALUES`; ``material``: the form of its
+    material balance, :data:`jungle_train._hand_value.MATERIAL_FORMS`; ``potential``:
+    the weight of the shaping potentials' difference in it) or
     ``("hand",)``."""
     env = make(rules)
     evaluate: Any
     if model[0] == "hand":
         evaluate = functools.partial(hand_evaluation, env)
     elif model[0] == "dqn":
-        dqn_config, hunting, covering, exact, capture, greedy, values, potential = model[1:9]
+        dqn_config, hunting, covering, exact, capture, greedy, values, material, potential = model[
+            1:10
+        ]
         q_network, observe_one = dqn_functions(env, dqn_config)
         evaluate = functools.partial(
             dqn_prior_evaluation,
@@ -191,6 +194,7 @@ def compiled_search(
             greedy=greedy,
             potential_weight=potential,
             piece_values=PIECE_VALUES[values],
+            material=material,
         )
     else:
         network = build_network(rules, model[1], model[2])

@@ -33,6 +33,7 @@ from jungle_train._learned import square_distances
 __all__ = [
     "CLASSIC_VALUE_SCALE",
     "DRAWN_SHARE",
+    "MATERIAL_FORMS",
     "PIECE_VALUES",
     "POTENTIAL_WEIGHT",
     "PRIOR_SCALE",
@@ -72,25 +73,46 @@ def _values_array(values: tuple[float, ...]) -> jax.Array:
     return jnp.asarray(np.array(values * 2, np.float32))
 
 
+MATERIAL_FORMS = ("ratio", "difference")
+"""How :func:`material_balance` scales the difference of the two sides' material:
+``ratio`` divides it by the material still in the game (the default: a trade of equal
+pieces raises the value of the side ahead and lowers that of the side behind, as in
+chess), ``difference`` by the material of the full set of sixteen pieces (a trade of
+equal pieces leaves the value where it was: in DARK a lone piece runs, and a side ahead
+needs pieces on the board to corner the last enemy)."""
+
+
 def _balance_of(
-    held_bits: jax.Array, player: jax.Array | int, values: tuple[float, ...] = PIECE_VALUES["spec"]
+    held_bits: jax.Array,
+    player: jax.Array | int,
+    values: tuple[float, ...] = PIECE_VALUES["spec"],
+    form: str = "ratio",
 ) -> jax.Array:
     """:func:`material_balance` of a ``present`` mask (``int32[...]``), over its leading axes."""
     bits = (held_bits[..., None] >> jnp.arange(16)) & 1
     held = bits.astype(jnp.float32) * _values_array(values)
     mine = jnp.where(player == 0, jnp.sum(held[..., :8], -1), jnp.sum(held[..., 8:], -1))
     total = jnp.sum(held, -1)
+    if form == "difference":
+        return (2.0 * mine - total) / (2.0 * sum(values))
+    if form != "ratio":
+        raise ValueError(f"material form must be one of {MATERIAL_FORMS}, not {form!r}")
     return jnp.where(total > 0, (2.0 * mine - total) / jnp.maximum(total, 1.0), 0.0)
 
 
 def material_balance(
-    state: JaxState, player: jax.Array | int, values: tuple[float, ...] = PIECE_VALUES["spec"]
+    state: JaxState,
+    player: jax.Array | int,
+    values: tuple[float, ...] = PIECE_VALUES["spec"],
+    form: str = "ratio",
 ) -> jax.Array:
     """``float32[]``: ``(M_player - M_other) / (M_player + M_other)`` over the pieces
     still in the game (face up on the board or face down, by identity), ``M`` by the
     piece ``values`` (8 floats, Rat to Elephant; static), SPEC §7's Greedy values by
     default (rank 8: 80, ..., 2: 20, the Rat 30; :data:`PIECE_VALUES`); 0 when nobody
-    has any.
+    has any. With ``form="difference"`` (static; :data:`MATERIAL_FORMS`) the
+    denominator is the material of all sixteen pieces instead (760 with SPEC's values),
+    so that trading equal pieces leaves the balance unchanged.
 
     >>> from jungle_core import from_fen
     >>> from jungle_core.jax_env import make
@@ -99,8 +121,10 @@ def material_balance(
     (0.455, -0.455)
     >>> round(float(material_balance(s, 0, PIECE_VALUES["fitted"])), 3)
     0.28
+    >>> round(float(material_balance(s, 0, form="difference")), 3)   # (80 - 30) / 760
+    0.066
     """
-    return _balance_of(present(state), player, values)
+    return _balance_of(present(state), player, values, form)
 
 
 @functools.cache
@@ -269,9 +293,11 @@ def heuristic_value(
     capture: float = 0.0,
     potential_weight: float = POTENTIAL_WEIGHT,
     piece_values: tuple[float, ...] = PIECE_VALUES["spec"],
+    material: str = "ratio",
 ) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in about [-1, 1]:
-    the :func:`material_balance` (by ``piece_values``, static) plus ``potential_weight``
+    the :func:`material_balance` (by ``piece_values`` in the ``material`` form, both
+    static) plus ``potential_weight``
     (:data:`POTENTIAL_WEIGHT` unless given) times the difference of
     the two players' SPEC §7 shaping potentials (Opp − Threat: pieces near enemies they
     can take count for, near enemies that can take them against;
@@ -292,7 +318,7 @@ def heuristic_value(
     """
     mine = potential(state, player, rules)
     theirs = potential(state, 1 - player, rules)
-    balance = material_balance(state, player, piece_values)
+    balance = material_balance(state, player, piece_values, material)
     value = balance + potential_weight * (mine - theirs)
     if not (isinstance(hunt_weight, float) and hunt_weight == 0.0):
         # the side ahead in material is pulled toward the enemies it can remove

@@ -164,6 +164,14 @@ def register_azero() -> None:
                 "Rat 90, Cat 10, Dog 40, Wolf 50, Leopard 50, Tiger 75, Lion 105, Elephant 160)",
                 ("spec", "fitted"),
             ),
+            "material": Param(
+                str,
+                "ratio",
+                "DQN prior: the form of the hand-made leaf value's material balance: ratio "
+                "(the difference over the material still in the game) or difference (over "
+                "the full set's: equal trades leave it unchanged)",
+                ("ratio", "difference"),
+            ),
             "potential_face_down": Param(
                 float,
                 -1.0,

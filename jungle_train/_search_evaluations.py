@@ -72,6 +72,7 @@ def dqn_prior_evaluation(
     greedy: float = 0.0,
     potential_weight: float = POTENTIAL_WEIGHT,
     piece_values: tuple[float, ...] = PIECE_VALUES["spec"],
+    material: str = "ratio",
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
     network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``, plus the
@@ -102,9 +103,10 @@ def dqn_prior_evaluation(
     included), so the chance phase's leaves see which pieces stand exposed.
     ``potential_weight`` (static): the weight of the shaping potentials' difference in
     the hand-made value (:func:`heuristic_value`'s); ``piece_values`` (static): its
-    material's piece values (:data:`PIECE_VALUES`). ``exact`` (static): a position the
-    tables hold (every piece face up, at most three) takes their exact result as its
-    value and afterstate values, whatever the mix
+    material's piece values (:data:`PIECE_VALUES`); ``material`` (static): its material
+    balance's form (:data:`jungle_train._hand_value.MATERIAL_FORMS`). ``exact``
+    (static): a position the tables hold (every piece face up, at most three) takes
+    their exact result as its value and afterstate values, whatever the mix
     (:func:`jungle_train._endgame_leaves.exact_value`).
     """
     q_params, inverse_temperature, weight, traced_hunt = params[:4]
@@ -119,6 +121,7 @@ def dqn_prior_evaluation(
         capture=capture,
         potential_weight=potential_weight,
         piece_values=piece_values,
+        material=material,
     )
     balance = jax.vmap(hand)(states, states.current_player)
     if greedy:

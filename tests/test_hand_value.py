@@ -11,7 +11,17 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jungle_core import CLASSIC, DARK, action_to_str, from_fen, legal_actions, outcome, step, to_fen
+from jungle_core import (
+    CLASSIC,
+    DARK,
+    State,
+    action_to_str,
+    from_fen,
+    legal_actions,
+    outcome,
+    step,
+    to_fen,
+)
 from jungle_core.jax_env import JaxState, make
 from jungle_train._azero_agent import AZeroAgent
 from jungle_train._azero_net import Evaluation
@@ -168,6 +178,70 @@ def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
     agent = make_agent("azero:simulations=8,values=fitted,endgame=0", DARK)
     assert isinstance(agent, AZeroAgent) and "values=fitted" in agent.name
     assert "values" not in make_agent("azero:simulations=8,endgame=0", DARK).name
+    act_in_both_phases(agent)
+
+
+def test_material_difference_makes_equal_trades_neutral() -> None:
+    """``material=difference``: the material balance of a DQN prior's hand-made leaf
+    value is the difference of the two sides' material over the full set's (760 by
+    SPEC §7's values) instead of over the material still in play, so that trading two
+    equal pieces leaves it where it was (the ratio rises for the side ahead); checked
+    against a balance written here, in the values and the afterstate values alike, the
+    prior's logits unchanged; ``ratio`` is the default. The knob is checked (a named
+    form, a DQN prior only) and named in the agent's name when it is not the default."""
+    from jungle_agents import AgentSpecError, make_agent
+    from jungle_train._hand_value import MATERIAL_FORMS, material_balance
+
+    assert MATERIAL_FORMS == ("ratio", "difference")
+    with pytest.raises(AgentSpecError, match="material"):
+        make_agent("azero:material=sum", DARK)
+    with pytest.raises(AgentSpecError, match="material"):
+        make_agent("azero:prior=hand,material=difference", DARK)
+    with pytest.raises(ValueError, match="material form"):
+        material_balance(make(DARK).from_state(from_fen("8/8/8/8/8/8/E1r5 0 0 0 - -")), 0, form="x")
+
+    def difference(state: State, me: int) -> float:
+        held = [
+            (30, 20, 30, 40, 50, 60, 70, 80)[i & 7] * (state.in_play >> i & 1) for i in range(16)
+        ]
+        return (2 * sum(held[8 * me : 8 * me + 8]) - sum(held)) / 760
+
+    # Tiger, Wolf and Cat against Wolf and Cat; then the Wolves traded; then the Cats too
+    before, traded, again = (
+        from_fen(f"8/8/8/2T5/8/8/{row} 0 0 0 - -") for row in ("WC3w1c", "1C5c", "8")
+    )
+    for form in MATERIAL_FORMS:
+        got = [
+            float(material_balance(make(DARK).from_state(s), me, form=form))
+            for s in (before, traded, again)
+            for me in (0, 1)
+        ]
+        want = [
+            (independent_balance if form == "ratio" else difference)(s, me)
+            for s in (before, traded, again)
+            for me in (0, 1)
+        ]
+        assert got == pytest.approx(want, abs=1e-6), form
+    ratio = [float(material_balance(make(DARK).from_state(s), 0)) for s in (before, traded)]
+    diff = [
+        float(material_balance(make(DARK).from_state(s), 0, form="difference"))
+        for s in (before, traded)
+    ]
+    assert ratio[1] > ratio[0] + 0.1 and diff[1] == pytest.approx(diff[0], abs=1e-6)
+    assert diff[0] == pytest.approx(60 / 760, abs=1e-6)
+    _, evaluate = shipped_dqn_leaf_values()
+    plain, differenced = evaluate(), evaluate(material="difference")
+    up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
+    shift = np.array([0.0, difference(up, 0) - independent_balance(up, 0)])
+    assert abs(shift[1]) > 0.05
+    assert np.asarray(differenced.value) == pytest.approx(np.asarray(plain.value) + shift, abs=1e-5)
+    assert np.asarray(differenced.afterstate) == pytest.approx(
+        np.asarray(plain.afterstate) + shift[:, None], abs=1e-5
+    )
+    assert np.asarray(differenced.logits) == pytest.approx(np.asarray(plain.logits))
+    agent = make_agent("azero:simulations=8,material=difference,endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and "material=difference" in agent.name
+    assert "material" not in make_agent("azero:simulations=8,endgame=0", DARK).name
     act_in_both_phases(agent)
 
 
