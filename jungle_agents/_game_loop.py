@@ -22,6 +22,7 @@ import numpy as np
 from jungle_agents._base import Agent
 from jungle_agents._records import GameRecord, RecordError, result_fields
 from jungle_core import (
+    HIDDEN,
     RANK_LETTERS,
     IllegalActionError,
     JungleError,
@@ -29,14 +30,32 @@ from jungle_core import (
     State,
     action_to_str,
     chance_outcomes,
+    is_chance_action,
     legal_actions,
     new_game,
     outcome,
     step_outcome,
     to_fen,
 )
+from jungle_core.lowlevel import HIDDEN_P0, HIDDEN_P1, tables
 
-__all__ = ["check_run_arguments", "moves_text", "play_game", "play_game_as", "replay"]
+__all__ = [
+    "DEALS",
+    "check_run_arguments",
+    "deal_layout",
+    "moves_text",
+    "play_game",
+    "play_game_as",
+    "replay",
+]
+
+DEALS = ("independent", "duplicate")
+"""How a game's chance outcomes are drawn (``deals=``): ``independent``, one draw from
+the game's chance stream at each chance event (the default); ``duplicate``, the hidden
+pieces dealt to their squares once, at the start (:func:`deal_layout`), so that two runs
+with the same seed face the same hidden layout in the same game whatever their agents
+play (common random numbers, as duplicate bridge deals the same hands to every table).
+The two draw the outcomes with the same distribution."""
 
 OnPly = Callable[[State, int, int, float], None]
 """``on_ply(state, action, outcome, seconds)``: called after each decision."""
@@ -72,6 +91,51 @@ def _rngs(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.rando
     )
 
 
+def deal_layout(state: State, rng: np.random.Generator) -> dict[int, int]:
+    """The identity (``owner * 8 + rank - 1``) under each face-down square of ``state``,
+    dealt uniformly at random with ``rng``: a permutation of the face-down set over the
+    face-down squares (per owner where the squares say whose pieces they hold). An
+    agent never sees it, and face-down pieces never move, so turning squares up in any
+    order reads outcomes distributed exactly as uniform draws from the face-down set at
+    each chance event (:func:`jungle_core.chance_outcomes`). A start whose squares do not
+    match its face-down set one to one raises :class:`jungle_core.JungleError`.
+
+    >>> from jungle_core import DARK, new_game
+    >>> layout = deal_layout(new_game(DARK), np.random.default_rng(0))
+    >>> len(layout), sorted(layout.values()) == list(range(16))
+    (16, True)
+    """
+    board = state.board
+    mask = state.face_down_mask
+    classes = (
+        (HIDDEN, mask),
+        (HIDDEN_P0, mask & 0xFF),
+        (HIDDEN_P1, mask & 0xFF00),
+    )
+    present = [code for code, _ in classes if code in board]
+    layout: dict[int, int] = {}
+    for code, held in classes:
+        squares = [sq for sq, c in enumerate(board) if c == code]
+        if not squares:
+            continue
+        identities = [i for i in range(16) if held >> i & 1]
+        if len(identities) != len(squares) or (code == HIDDEN and len(present) > 1):
+            raise JungleError(
+                f"cannot deal {to_fen(state)!r} in advance: {len(squares)} face-down squares "
+                f"of code {code} for {len(identities)} face-down pieces"
+            )
+        for sq, i in zip(squares, rng.permutation(identities), strict=True):
+            layout[sq] = int(i)
+    return layout
+
+
+def _chance_square(state: State, action: int) -> int:
+    """The square whose face-down piece a chance action turns up (a reveal's own, a
+    move's target)."""
+    n = len(state.board)
+    return action if action < n else tables(state.rules).step[action - n]
+
+
 def _draw_outcome(state: State, action: int, rng: np.random.Generator) -> int:
     outs = chance_outcomes(state, action)
     if len(outs) == 1:
@@ -93,17 +157,23 @@ def play_game(
     *,
     max_plies: int | None = None,
     on_ply: OnPly | None = None,
+    deals: str = "independent",
 ) -> GameRecord:
     """Play one game, ``agent0`` moving first, and return its record.
 
     ``seed`` seeds the start (``new_game``), the chance outcomes and each agent's
     generator (three independent streams). ``max_plies`` stops an endless game (the
     record then says ``"unfinished"``); ``on_ply(state, action, outcome, seconds)`` is
-    called after each decision. An agent returning an illegal action raises
+    called after each decision; ``deals`` (:data:`DEALS`): ``"duplicate"`` deals the
+    hidden pieces to their squares at the start (:func:`deal_layout`, from the chance
+    stream), so the same seed hides the same pieces under the same squares whoever
+    plays. An agent returning an illegal action raises
     :class:`jungle_core.IllegalActionError` naming the agent and the position.
     """
     players = (agent0.name, agent1.name)
-    return play_game_as(players, rules, agent0, agent1, seed, max_plies=max_plies, on_ply=on_ply)
+    return play_game_as(
+        players, rules, agent0, agent1, seed, max_plies=max_plies, on_ply=on_ply, deals=deals
+    )
 
 
 def play_game_as(
@@ -115,14 +185,18 @@ def play_game_as(
     *,
     max_plies: int | None = None,
     on_ply: OnPly | None = None,
+    deals: str = "independent",
 ) -> GameRecord:
     """:func:`play_game`, the record naming the players ``players`` (the arena names
     them by the specs it made the agents from, not by the agents' own names)."""
     check_run_arguments(1, seed, None, max_plies)
+    if deals not in DEALS:
+        raise JungleError(f"deals must be one of {DEALS}, not {deals!r}")
     chance_rng, rng0, rng1 = _rngs(seed)
     agents = (agent0, agent1)
     rngs = (rng0, rng1)
     state = new_game(rules, seed=seed)
+    layout = deal_layout(state, chance_rng) if deals == "duplicate" else None
     actions: list[int] = []
     outcomes: list[int] = []
     times: list[float] = []
@@ -139,7 +213,14 @@ def play_game_as(
                 f"{action!r} in {to_fen(state)!r}"
             )
         action = int(action)
-        o = _draw_outcome(state, action, chance_rng)
+        if layout is None:
+            o = _draw_outcome(state, action, chance_rng)
+        else:
+            o = (
+                layout.get(_chance_square(state, action), -1)
+                if is_chance_action(state, action)
+                else -1
+            )
         if on_ply is not None:
             on_ply(state, action, o, seconds)
         state = step_outcome(state, action, o)

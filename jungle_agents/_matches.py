@@ -18,7 +18,7 @@ from typing import Any, TypedDict, Unpack
 import attrs
 
 from jungle_agents._base import make_agent
-from jungle_agents._game_loop import check_run_arguments
+from jungle_agents._game_loop import DEALS, check_run_arguments
 from jungle_agents._ray import run_ray
 from jungle_agents._records import GameResult
 from jungle_agents._schedule import (
@@ -49,6 +49,7 @@ class RunKeywords(TypedDict, total=False):
     max_plies: int | None
     backend: str
     plugins: Sequence[str]
+    deals: str
 
 
 def _names(names: Iterable[str]) -> tuple[str, ...]:
@@ -85,6 +86,12 @@ class RunOptions:
     """Modules each worker (and this process) imports first: they register agent kinds."""
     keep_games: bool = True
     """Return the games too (``result.games``), not only the summary."""
+    deals: str = "independent"
+    """How chance is dealt (:data:`jungle_agents._game_loop.DEALS`): ``"duplicate"`` deals
+    each game's hidden pieces at its start from a seed shared by every pair, so that runs
+    of one seed with different agents play game ``i`` from the same hidden layout (a
+    paired comparison: :func:`jungle_agents.arena.compare_runs`). Written in the games
+    file's header; a run resumes only a file of the same ``deals``."""
 
 
 def _pairs_of(specs: Sequence[str]) -> list[tuple[str, str]]:
@@ -98,12 +105,14 @@ def _run(
     is tallied as each game is found or finishes, and the games are kept only when asked."""
     seed, workers, max_plies = options.seed, options.workers, options.max_plies
     check_run_arguments(games_per_pair, seed, workers, max_plies)
+    if options.deals not in DEALS:
+        raise JungleError(f"deals must be one of {DEALS}, not {options.deals!r}")
     import_plugins(options.plugins)  # they register agent kinds, here and in workers
     pairs = _pairs_of(specs)
     for a, b in pairs:
         if a == b:
             raise JungleError(f"agent spec {a!r} is listed twice")
-    header = run_header(rules, seed, max_plies)
+    header = run_header(rules, seed, max_plies, options.deals)
     tally = Tally(specs)
     kept: list[GameResult] = []
     # the games found in the file, as indices per pair: about 60 bytes a game, not the game
@@ -133,7 +142,7 @@ def _run(
     if options.out is not None:
         games_file = GamesFile(options.out, header, has_header)
     tasks = (
-        Task(rules, (a, b), i, game_seed(seed, a, b, i), max_plies)
+        Task(rules, (a, b), i, game_seed(seed, a, b, i, options.deals), max_plies, options.deals)
         for a, b in pairs
         for i in range(games_per_pair)
         if i not in done[(a, b)]
@@ -186,8 +195,10 @@ def play_match(
     played again (and count in the result). ``progress(done, total, game)`` follows the
     run; ``max_plies`` stops long games; ``backend="ray"`` runs the games as Ray tasks;
     ``plugins`` are module names each worker imports first (to register more agent
-    kinds). The result is tallied as the games finish, in memory that does not grow with
-    their number (:class:`Tally`: the latency p95 within 0.1 %); no game is kept.
+    kinds); ``deals="duplicate"`` deals every pair's game ``i`` from the same hidden
+    layout (:attr:`RunOptions.deals`). The result is tallied as the games finish, in
+    memory that does not grow with their number (:class:`Tally`: the latency p95 within
+    0.1 %); no game is kept.
 
     >>> from jungle_core import DARK
     >>> r = play_match(DARK, "greedy", "random", 2, seed=1, workers=1)

@@ -236,8 +236,17 @@ def check_entry(data: Any, where: str) -> tuple[tuple[str, str], int, Any]:
 
 
 def check_header(data: Any, where: str) -> dict[str, Any]:
-    """A games file's header, checked: its rules, seed and ``max_plies``."""
-    fields = _object(data, "the header", where, ("type", "rules", "seed", "max_plies"))
+    """A games file's header, checked: its rules, seed and ``max_plies``, and how its
+    chance was dealt (``deals``, present only when it is ``"duplicate"``)."""
+    keys = ("type", "rules", "seed", "max_plies")
+    fields = _object(
+        data,
+        "the header",
+        where,
+        (*keys, "deals") if isinstance(data, dict) and "deals" in data else keys,
+    )
+    if "deals" in fields and fields["deals"] != "duplicate":
+        raise RecordError(f"{where}: deals must be 'duplicate', not {_shown(fields['deals'])}")
     rules_from_json(fields["rules"], f"{where}: rules")
     _int(fields["seed"], 0, _SEED_LIMIT - 1, "seed", where)
     if fields["max_plies"] is not None:

@@ -56,12 +56,21 @@ Finished = Callable[[dict[str, Any]], None]
 """``finished(entry)``: called with each game's games-file entry as the game finishes."""
 
 
-def game_seed(seed: int, a: str, b: str, index: int) -> int:
-    """The seed of game ``index`` between specs ``a`` and ``b`` in a run seeded ``seed``.
+def game_seed(seed: int, a: str, b: str, index: int, deals: str = "independent") -> int:
+    """The seed of game ``index`` between specs ``a`` and ``b`` in a run seeded ``seed``:
+    one of its own for each pair, or with ``deals="duplicate"`` the same for every pair
+    (so that two runs of one seed, with any agents, play game ``index`` from the same
+    hidden layout: :data:`jungle_agents._game_loop.DEALS`).
 
     >>> game_seed(0, "random", "greedy", 0) == game_seed(0, "random", "greedy", 0)
     True
+    >>> game_seed(0, "random", "greedy", 0) == game_seed(0, "greedy", "minimax", 0)
+    False
+    >>> game_seed(0, "random", "greedy", 0, "duplicate") == game_seed(0, "a", "b", 0, "duplicate")
+    True
     """
+    if deals == "duplicate":
+        return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
     pair = zlib.crc32(f"{a}\x00{b}".encode())
     return int(np.random.SeedSequence([seed, pair, index]).generate_state(1)[0])
 
@@ -69,13 +78,15 @@ def game_seed(seed: int, a: str, b: str, index: int) -> int:
 @attrs.frozen
 class Task:
     """One game of a run: ``pair`` (A, B) as the run lists them, game ``index`` (A moves
-    first when it is even), its ``seed`` (:func:`game_seed`) and ``max_plies``."""
+    first when it is even), its ``seed`` (:func:`game_seed`), ``max_plies`` and how its
+    chance is dealt (``deals``, :data:`jungle_agents._game_loop.DEALS`)."""
 
     rules: Rules
     pair: tuple[str, str]
     index: int
     seed: int
     max_plies: int | None
+    deals: str = "independent"
 
 
 @functools.cache
@@ -99,6 +110,7 @@ def run_task(task: Task) -> dict[str, Any]:
             agent(task.rules, second),
             task.seed,
             max_plies=task.max_plies,
+            deals=task.deals,
         )
     except Exception as error:
         raise RuntimeError(

@@ -90,9 +90,15 @@ def load_games(path: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, lis
     return header, games
 
 
-def run_header(rules: Rules, seed: int, max_plies: int | None) -> dict[str, Any]:
-    """The header line of a run's games file: what makes its games the ones it plays."""
-    return {"type": "header", "rules": rules_to_json(rules), "seed": seed, "max_plies": max_plies}
+def run_header(
+    rules: Rules, seed: int, max_plies: int | None, deals: str = "independent"
+) -> dict[str, Any]:
+    """The header line of a run's games file: what makes its games the ones it plays
+    (``deals`` only when it is not the default, so older files stay resumable)."""
+    header = {"type": "header", "rules": rules_to_json(rules), "seed": seed, "max_plies": max_plies}
+    if deals != "independent":
+        header["deals"] = deals
+    return header
 
 
 def open_run(
@@ -112,7 +118,7 @@ def open_run(
             f"{path} holds {count} games but no header line, so nothing says "
             f"which run (rules, seed, max_plies) played them; use another output file"
         )
-    for key in ("rules", "seed", "max_plies"):
+    for key in ("rules", "seed", "max_plies", "deals"):
         if first.get(key) != header.get(key):
             raise RecordError(
                 f"{path} holds games of a different run ({key} "
@@ -130,11 +136,12 @@ def iter_resumable_games(
     games_per_pair: int,
     seed: int = 0,
     max_plies: int | None = None,
+    deals: str = "independent",
 ) -> Iterator[GameResult]:
     """:func:`resumable_games` one game at a time: the file is read as the games are asked
     for, so a file of any size takes the memory of one game. A file of another run raises
     :class:`RecordError` at once (when this is called, not when it is first iterated)."""
-    _, games = open_run(path, run_header(rules, seed, max_plies))
+    _, games = open_run(path, run_header(rules, seed, max_plies, deals))
     wanted = set(pairs)
     return (g for g in games if g.pair in wanted and g.index < games_per_pair)
 
@@ -146,6 +153,7 @@ def resumable_games(
     games_per_pair: int,
     seed: int = 0,
     max_plies: int | None = None,
+    deals: str = "independent",
 ) -> list[GameResult]:
     """The games of ``path`` that a run with these arguments keeps instead of playing
     (the ones of its pairs and game indices); a file of another run raises
@@ -155,7 +163,7 @@ def resumable_games(
     >>> resumable_games("no-such-file.jsonl", DARK, [("random", "greedy")], 2)
     []
     """
-    return list(iter_resumable_games(path, rules, pairs, games_per_pair, seed, max_plies))
+    return list(iter_resumable_games(path, rules, pairs, games_per_pair, seed, max_plies, deals))
 
 
 def _cut_torn_line(path: Path) -> None:

@@ -11,6 +11,9 @@
   player, mean length, decision latency mean and 95th percentile) and Elo ratings fitted
   by maximum likelihood (:func:`fit_elo`); :func:`format_report`, :func:`write_csv`,
   :func:`write_markdown` and :func:`plot_heatmap` present them.
+- :func:`compare_runs` sets one run's A against another's (a screen against its
+  baseline): game by game where the runs share their deals (``deals="duplicate"`` and
+  one seed), else by the means, with a 95 % interval.
 - A match or tournament builds that summary as the games finish (:class:`Tally`: counts,
   sums and a log-binned histogram of decision times, so the p95 is within 0.1 %), and
   reads a games file it resumes one line at a time: its memory does not grow with the
@@ -19,7 +22,9 @@
 
 Every game of a match or tournament is seeded from ``(seed, agent A, agent B, game
 index)``, so a run replays exactly (timed searches aside) and a resumed run plays the very
-games the interrupted one would have played.
+games the interrupted one would have played. With ``deals="duplicate"`` the seed is
+``(seed, game index)`` alone and each game's hidden pieces are dealt to their squares at
+its start, so runs of one seed with other agents play the same deals.
 
 This module is the arena's public face; each job lives in a private module:
 
@@ -32,6 +37,7 @@ This module is the arena's public face; each job lives in a private module:
 :mod:`jungle_agents._ray`          the same loop on Ray tasks (the ``ray`` extra)
 :mod:`jungle_agents._matches`      matches and round robins, their shared keywords
 :mod:`jungle_agents._stats`        per-pair results, the running :class:`Tally`, Elo
+:mod:`jungle_agents._compare`      one run's A against another's, paired by deal
 :mod:`jungle_agents._reports`      tables, CSV, Markdown, the heat map
 =================================  =======================================================
 
@@ -46,7 +52,8 @@ True
 
 from __future__ import annotations
 
-from jungle_agents._game_loop import moves_text, play_game, replay
+from jungle_agents._compare import RunComparison, compare_runs, format_comparison
+from jungle_agents._game_loop import DEALS, deal_layout, moves_text, play_game, replay
 from jungle_agents._matches import Progress, RunKeywords, play_match, round_robin
 from jungle_agents._records import (
     GameRecord,
@@ -71,17 +78,22 @@ from jungle_agents._stats import (
 from jungle_agents._store import iter_resumable_games, load_games, resumable_games
 
 __all__ = [
+    "DEALS",
     "EloRating",
     "GameRecord",
     "GameResult",
     "PairResult",
     "Progress",
     "RecordError",
+    "RunComparison",
     "RunKeywords",
     "Tally",
     "TournamentResult",
+    "compare_runs",
+    "deal_layout",
     "decode_json",
     "fit_elo",
+    "format_comparison",
     "format_report",
     "game_seed",
     "import_plugins",

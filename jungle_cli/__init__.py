@@ -25,9 +25,12 @@ import numpy as np
 import jungle_core as jc
 from jungle_agents import AgentSpecError, check_spec, describe_agents
 from jungle_agents.arena import (
+    compare_runs,
+    format_comparison,
     format_report,
     import_plugins,
     iter_resumable_games,
+    load_games,
     plot_heatmap,
     round_robin,
     write_csv,
@@ -153,7 +156,9 @@ def _progress_for(
     already = 0
     if out is not None:
         # read one game at a time: a file of millions of games is never held whole
-        for game in iter_resumable_games(out, rules, pairs, args.games, args.seed, args.max_plies):
+        for game in iter_resumable_games(
+            out, rules, pairs, args.games, args.seed, args.max_plies, args.deals
+        ):
             bar.add(game)
             already += 1
     if already:
@@ -177,9 +182,20 @@ def _cmd_match(args: argparse.Namespace) -> int:
         max_plies=args.max_plies,
         backend=args.backend,
         plugins=args.plugin,
+        deals=args.deals,
         keep_games=False,  # the games are in the file; the tables need only the tally
     )
     print(format_report(result))
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    _, x = load_games(args.x)
+    _, y = load_games(args.y)
+    for path, games in ((args.x, x), (args.y, y)):
+        if not games:
+            raise jc.JungleError(f"{path}: no games")
+    print(format_comparison(compare_runs(x, y), args.x, args.y))
     return 0
 
 
@@ -200,6 +216,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         max_plies=args.max_plies,
         backend=args.backend,
         plugins=args.plugin,
+        deals=args.deals,
         keep_games=False,  # the games are in the file; the tables need only the tally
     )
     print(format_report(result))
@@ -264,6 +281,13 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         default=[],
         help="a module that registers more agents (imported by every worker)",
     )
+    p.add_argument(
+        "--deals",
+        default="independent",
+        choices=("independent", "duplicate"),
+        help="duplicate: game i hides the same pieces under the same squares in every run "
+        "of this seed, whatever the agents (for paired comparisons: jungle compare)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -323,6 +347,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_run_options(tour)
     tour.set_defaults(func=_cmd_tournament)
+
+    compare = sub.add_parser(
+        "compare",
+        help="A's score in one match file against A's in another (paired by deal where "
+        "both were played with --deals duplicate and one seed)",
+    )
+    compare.add_argument("x", help="games file of the run to test (one pair)")
+    compare.add_argument("y", help="games file of the baseline run (one pair)")
+    compare.set_defaults(func=_cmd_compare)
 
     play = sub.add_parser("play", help="play against an agent in the terminal")
     play.add_argument("--rules", default="dark", help="dark | dark_strict | classic")

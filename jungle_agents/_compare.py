@@ -1,0 +1,178 @@
+"""Two runs of one agent pairing compared: is agent X's score above agent Y's?
+
+A screen of a new setting is a run of it against the opponent its baseline met; the
+question is whether its score differs. :func:`compare_runs` pairs the games of the two
+runs that were dealt the same way, the same game seed with the same seat for A (runs
+played with ``deals="duplicate"`` and one seed share every game's seed, and the game
+then hides the same pieces under the same squares: :data:`jungle_agents._game_loop.DEALS`),
+and takes the mean of the differences of A's scores over those pairs with its 95 %
+interval. Runs that share no seed (independent deals: each game's seed depends on the
+pair's names) are compared unpaired, by the difference of their means.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import attrs
+
+from jungle_agents._records import GameResult
+from jungle_core import JungleError
+
+__all__ = ["RunComparison", "compare_runs", "format_comparison"]
+
+_Z95 = 1.959963984540054
+
+
+@attrs.frozen
+class RunComparison:
+    """Agent A of run X against agent A of run Y, over the games compared.
+
+    - ``x``, ``y``: the two runs' pairs ``(A, B)``;
+    - ``paired``: True when the games compared share their deals one to one (the same
+      game seed and A on the same seat); False when the runs share none, and every game
+      of each is compared by the mean;
+    - ``wdl_x``, ``wdl_y``: A's wins, draws and losses over the games compared;
+    - ``difference``: A's mean score in X less its mean in Y; ``interval``: the 95 %
+      interval's half-width (1.96 standard errors: of the paired differences, or of
+      the two means' difference).
+
+    >>> c = RunComparison(("n", "o"), ("d", "o"), True, (3, 1, 0), (2, 1, 1), 0.25, 0.3)
+    >>> c.games_x, c.score_x, c.score_y
+    (4, 0.875, 0.625)
+    """
+
+    x: tuple[str, str]
+    y: tuple[str, str]
+    paired: bool
+    wdl_x: tuple[int, int, int]
+    wdl_y: tuple[int, int, int]
+    difference: float
+    interval: float
+
+    @property
+    def games_x(self) -> int:
+        """Games of X compared."""
+        return sum(self.wdl_x)
+
+    @property
+    def games_y(self) -> int:
+        """Games of Y compared."""
+        return sum(self.wdl_y)
+
+    @property
+    def score_x(self) -> float:
+        """A's score in X's games compared."""
+        return (self.wdl_x[0] + 0.5 * self.wdl_x[1]) / self.games_x
+
+    @property
+    def score_y(self) -> float:
+        """A's score in Y's games compared."""
+        return (self.wdl_y[0] + 0.5 * self.wdl_y[1]) / self.games_y
+
+
+def _one_pair(games: Sequence[GameResult], which: str) -> tuple[str, str]:
+    pairs = {g.pair for g in games}
+    if len(pairs) != 1:
+        raise JungleError(
+            f"run {which} must hold the games of one pair, not {len(pairs)}"
+            + (f": {sorted(pairs)}" if pairs else "")
+        )
+    return pairs.pop()
+
+
+def _wdl(scores: Sequence[float]) -> tuple[int, int, int]:
+    return (
+        sum(1 for s in scores if s == 1.0),
+        sum(1 for s in scores if s == 0.5),
+        sum(1 for s in scores if s == 0.0),
+    )
+
+
+def _mean_var(values: Sequence[float]) -> tuple[float, float]:
+    n = len(values)
+    mean = sum(values) / n
+    var = sum((v - mean) ** 2 for v in values) / (n - 1) if n > 1 else math.nan
+    return mean, var
+
+
+def compare_runs(x: Sequence[GameResult], y: Sequence[GameResult]) -> RunComparison:
+    """Compare A's score in run ``x`` with A's score in run ``y`` (each the games of one
+    pair, as :func:`jungle_agents.arena.load_games` reads them).
+
+    Games are paired by their seed and A's seat; when at least one pair exists only
+    paired games count, else every game counts and the comparison is unpaired.
+
+    >>> from jungle_core import DARK
+    >>> from jungle_agents._records import GameRecord
+    >>> def games(a, results):   # A's result (winner 0: the first mover) in games 0, 1, ...
+    ...     return [GameResult((a, "o"), i, GameRecord(DARK, (a, "o") if i % 2 == 0
+    ...         else ("o", a), 100 + i, (), (), (), w, "elimination"))
+    ...         for i, w in enumerate(results)]
+    >>> c = compare_runs(games("new", [0, 0, 0, 1]), games("old", [0, None, 1, 1]))
+    >>> c.paired, c.wdl_x, c.wdl_y, c.difference
+    (True, (3, 0, 1), (2, 1, 1), 0.125)
+    """
+    pair_x, pair_y = _one_pair(x, "x"), _one_pair(y, "y")
+    by_deal = {(g.record.seed, g.a_first): g for g in y}
+    matched = [
+        (g.score_a(), by_deal[(g.record.seed, g.a_first)].score_a())
+        for g in x
+        if (g.record.seed, g.a_first) in by_deal
+    ]
+    if matched:
+        diffs = [a - b for a, b in matched]
+        mean, var = _mean_var(diffs)
+        return RunComparison(
+            pair_x,
+            pair_y,
+            True,
+            _wdl([a for a, _ in matched]),
+            _wdl([b for _, b in matched]),
+            mean,
+            _Z95 * math.sqrt(var / len(diffs)),
+        )
+    scores_x = [g.score_a() for g in x]
+    scores_y = [g.score_a() for g in y]
+    mean_x, var_x = _mean_var(scores_x)
+    mean_y, var_y = _mean_var(scores_y)
+    return RunComparison(
+        pair_x,
+        pair_y,
+        False,
+        _wdl(scores_x),
+        _wdl(scores_y),
+        mean_x - mean_y,
+        _Z95 * math.sqrt(var_x / len(scores_x) + var_y / len(scores_y)),
+    )
+
+
+def format_comparison(c: RunComparison, name_x: str = "x", name_y: str = "y") -> str:
+    """The comparison as the ``jungle compare`` command prints it (``name_x`` and
+    ``name_y``: what the runs are called, their files there).
+
+    >>> print(format_comparison(RunComparison(("n", "o"), ("d", "o"), True, (3, 1, 0),
+    ...     (2, 1, 1), 0.25, 0.3)))
+    x = x: n vs o
+    y = y: d vs o
+    paired on 4 deals (the same game seed, A on the same seat)
+      x  3-1-0 = 0.875
+      y  2-1-1 = 0.625
+      x - y = +0.250 +- 0.300 (95 %)
+    """
+    how = (
+        f"paired on {c.games_x} deals (the same game seed, A on the same seat)"
+        if c.paired
+        else f"unpaired (no deal in common): {c.games_x} games against {c.games_y}"
+    )
+    return "\n".join(
+        (
+            f"x = {name_x}: {c.x[0]} vs {c.x[1]}",
+            f"y = {name_y}: {c.y[0]} vs {c.y[1]}",
+            how,
+            f"  x  {'-'.join(map(str, c.wdl_x))} = {c.score_x:.3f}",
+            f"  y  {'-'.join(map(str, c.wdl_y))} = {c.score_y:.3f}",
+            f"  x - y = {c.difference:+.3f} +- {c.interval:.3f} (95 %)",
+        )
+    )
