@@ -50,9 +50,10 @@ through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
 (``spec``, SPEC §7's Greedy values, or ``fitted``, fitted to recorded games' results:
 :data:`jungle_train._hand_value.PIECE_VALUES`; measured in the README);
 ``material``: with a DQN prior, the form of that material balance, ``ratio`` (the
-difference over the material in the game) or ``difference`` (over the full set's, so
-that equal trades leave it unchanged; :data:`jungle_train._hand_value.MATERIAL_FORMS`,
-measured in the README);
+difference over the material in the game), ``difference`` (over the full set's, so
+that equal trades leave it unchanged) or ``scaled`` (``difference``, with the shaping
+potentials scaled by the share of the material still in play;
+:data:`jungle_train._hand_value.MATERIAL_FORMS`, measured in the README);
 ``potential``: with a DQN prior, the weight of the difference of SPEC §7's shaping
 potentials in the hand-made value (:data:`jungle_train._hand_value.POTENTIAL_WEIGHT`, 0.01,
 by default; measured in the README); ``potential_face_down`` (-1: ``potential``): that

@@ -73,13 +73,17 @@ def _values_array(values: tuple[float, ...]) -> jax.Array:
     return jnp.asarray(np.array(values * 2, np.float32))
 
 
-MATERIAL_FORMS = ("ratio", "difference")
+MATERIAL_FORMS = ("ratio", "difference", "scaled")
 """How :func:`material_balance` scales the difference of the two sides' material:
 ``ratio`` divides it by the material still in the game (the default: a trade of equal
 pieces raises the value of the side ahead and lowers that of the side behind, as in
 chess), ``difference`` by the material of the full set of sixteen pieces (a trade of
 equal pieces leaves the value where it was: in DARK a lone piece runs, and a side ahead
-needs pieces on the board to corner the last enemy)."""
+needs pieces on the board to corner the last enemy). ``scaled`` is ``difference`` for
+the balance, and :func:`heuristic_value` then scales the shaping potentials' term by the
+share of the full set's material still in the game, so that the whole value is the
+``ratio`` form's times that share: the potentials keep their weight against the
+material, which ``difference`` alone lowers as pieces leave."""
 
 
 def _balance_of(
@@ -93,7 +97,7 @@ def _balance_of(
     held = bits.astype(jnp.float32) * _values_array(values)
     mine = jnp.where(player == 0, jnp.sum(held[..., :8], -1), jnp.sum(held[..., 8:], -1))
     total = jnp.sum(held, -1)
-    if form == "difference":
+    if form in ("difference", "scaled"):
         return (2.0 * mine - total) / (2.0 * sum(values))
     if form != "ratio":
         raise ValueError(f"material form must be one of {MATERIAL_FORMS}, not {form!r}")
@@ -110,9 +114,9 @@ def material_balance(
     still in the game (face up on the board or face down, by identity), ``M`` by the
     piece ``values`` (8 floats, Rat to Elephant; static), SPEC §7's Greedy values by
     default (rank 8: 80, ..., 2: 20, the Rat 30; :data:`PIECE_VALUES`); 0 when nobody
-    has any. With ``form="difference"`` (static; :data:`MATERIAL_FORMS`) the
-    denominator is the material of all sixteen pieces instead (760 with SPEC's values),
-    so that trading equal pieces leaves the balance unchanged.
+    has any. With ``form="difference"`` or ``"scaled"`` (static; :data:`MATERIAL_FORMS`)
+    the denominator is the material of all sixteen pieces instead (760 with SPEC's
+    values), so that trading equal pieces leaves the balance unchanged.
 
     >>> from jungle_core import from_fen
     >>> from jungle_core.jax_env import make
@@ -297,8 +301,8 @@ def heuristic_value(
 ) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in about [-1, 1]:
     the :func:`material_balance` (by ``piece_values`` in the ``material`` form, both
-    static) plus ``potential_weight``
-    (:data:`POTENTIAL_WEIGHT` unless given) times the difference of
+    static; ``scaled`` also scales the potentials' term, :data:`MATERIAL_FORMS`) plus
+    ``potential_weight`` (:data:`POTENTIAL_WEIGHT` unless given) times the difference of
     the two players' SPEC §7 shaping potentials (Opp − Threat: pieces near enemies they
     can take count for, near enemies that can take them against;
     :func:`jungle_train._board.potential`), which points the search at the enemy's
@@ -319,7 +323,12 @@ def heuristic_value(
     mine = potential(state, player, rules)
     theirs = potential(state, 1 - player, rules)
     balance = material_balance(state, player, piece_values, material)
-    value = balance + potential_weight * (mine - theirs)
+    shaping = potential_weight * (mine - theirs)
+    if material == "scaled":
+        held = (present(state) >> jnp.arange(16)) & 1
+        in_play = jnp.sum(held.astype(jnp.float32) * _values_array(piece_values))
+        shaping = shaping * in_play / (2.0 * sum(piece_values))
+    value = balance + shaping
     if not (isinstance(hunt_weight, float) and hunt_weight == 0.0):
         # the side ahead in material is pulled toward the enemies it can remove
         chase = jnp.where(balance > 0, hunt(rules, state, player), 0.0)

@@ -168,9 +168,10 @@ def register_azero() -> None:
                 str,
                 "ratio",
                 "DQN prior: the form of the hand-made leaf value's material balance: ratio "
-                "(the difference over the material still in the game) or difference (over "
-                "the full set's: equal trades leave it unchanged)",
-                ("ratio", "difference"),
+                "(the difference over the material still in the game), difference (over "
+                "the full set's: equal trades leave it unchanged) or scaled (difference, "
+                "the shaping potentials scaled by the share of material still in play)",
+                ("ratio", "difference", "scaled"),
             ),
             "potential_face_down": Param(
                 float,

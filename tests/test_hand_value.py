@@ -192,7 +192,7 @@ def test_material_difference_makes_equal_trades_neutral() -> None:
     from jungle_agents import AgentSpecError, make_agent
     from jungle_train._hand_value import MATERIAL_FORMS, material_balance
 
-    assert MATERIAL_FORMS == ("ratio", "difference")
+    assert MATERIAL_FORMS == ("ratio", "difference", "scaled")
     with pytest.raises(AgentSpecError, match="material"):
         make_agent("azero:material=sum", DARK)
     with pytest.raises(AgentSpecError, match="material"):
@@ -243,6 +243,34 @@ def test_material_difference_makes_equal_trades_neutral() -> None:
     assert isinstance(agent, AZeroAgent) and "material=difference" in agent.name
     assert "material" not in make_agent("azero:simulations=8,endgame=0", DARK).name
     act_in_both_phases(agent)
+
+
+def test_material_scaled_is_the_ratio_value_times_the_share_in_play() -> None:
+    """``material=scaled``: the whole hand-made value (material and the shaping
+    potentials) is the default ``ratio`` form's times the share of the full set's
+    material still in the game, on positions of random games and for either player."""
+    from jungle_agents import make_agent
+    from jungle_train._hand_value import heuristic_value
+
+    env = make(DARK)
+    checked = 0
+    for state in random_states(DARK, 40, seed=11):
+        x = env.from_state(state)
+        share = (
+            sum(
+                (30, 20, 30, 40, 50, 60, 70, 80)[i & 7] for i in range(16) if state.in_play >> i & 1
+            )
+            / 760
+        )
+        for me in (0, 1):
+            ratio = float(heuristic_value(DARK, x, me))
+            scaled = float(heuristic_value(DARK, x, me, material="scaled"))
+            assert scaled == pytest.approx(ratio * share, abs=1e-5)
+            checked += share < 0.9 and abs(ratio) > 0.01
+    assert checked >= 10
+    assert (
+        "material=scaled" in make_agent("azero:simulations=8,material=scaled,endgame=0", DARK).name
+    )
 
 
 @pytest.mark.parametrize(
