@@ -10,6 +10,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from jungle_core import (
     CLASSIC,
@@ -219,6 +220,30 @@ def shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
         )  # fmt: skip
 
     return one, evaluate
+
+
+def assert_leaf_values_shifted(plain: Any, changed: Any, shift: np.ndarray[Any, Any]) -> None:
+    """Two evaluations of :func:`shipped_dqn_leaf_values`' pair: ``changed``'s values and
+    afterstate values are ``plain``'s plus ``shift`` (one float per position), and the
+    prior's logits are the same."""
+    assert np.asarray(changed.value) == pytest.approx(np.asarray(plain.value) + shift, abs=1e-5)
+    assert np.asarray(changed.afterstate) == pytest.approx(
+        np.asarray(plain.afterstate) + shift[:, None], abs=1e-5
+    )
+    assert np.asarray(changed.logits) == pytest.approx(np.asarray(plain.logits))
+
+
+def check_knob(setting: str) -> None:
+    """An agent with ``setting`` (``"name=value"``, beside 8 simulations and no endgame
+    tables) names it in its name, the default agent does not name the knob, and the
+    agent acts legally in both phases (:func:`act_in_both_phases`)."""
+    from jungle_agents import make_agent
+
+    agent = make_agent(f"azero:simulations=8,{setting},endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and setting in agent.name
+    knob = setting.split("=", maxsplit=1)[0]
+    assert knob not in make_agent("azero:simulations=8,endgame=0", DARK).name
+    act_in_both_phases(agent)
 
 
 def act_in_both_phases(agent: AZeroAgent) -> None:

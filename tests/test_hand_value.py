@@ -32,7 +32,8 @@ from tests._azero import (
     DEFEND_P1,
     DEN_P0,
     DEN_P1,
-    act_in_both_phases,
+    assert_leaf_values_shifted,
+    check_knob,
     classic_position,
     independent_balance,
     one_batch,
@@ -170,15 +171,8 @@ def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
         [0.0, independent_balance(up, 0, PIECE_VALUES["fitted"]) - independent_balance(up, 0)]
     )
     assert abs(shift[1]) > 0.05
-    assert np.asarray(fitted.value) == pytest.approx(np.asarray(plain.value) + shift, abs=1e-5)
-    assert np.asarray(fitted.afterstate) == pytest.approx(
-        np.asarray(plain.afterstate) + shift[:, None], abs=1e-5
-    )
-    assert np.asarray(fitted.logits) == pytest.approx(np.asarray(plain.logits))
-    agent = make_agent("azero:simulations=8,values=fitted,endgame=0", DARK)
-    assert isinstance(agent, AZeroAgent) and "values=fitted" in agent.name
-    assert "values" not in make_agent("azero:simulations=8,endgame=0", DARK).name
-    act_in_both_phases(agent)
+    assert_leaf_values_shifted(plain, fitted, shift)
+    check_knob("values=fitted")
 
 
 def test_material_difference_makes_equal_trades_neutral() -> None:
@@ -234,15 +228,8 @@ def test_material_difference_makes_equal_trades_neutral() -> None:
     up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
     shift = np.array([0.0, difference(up, 0) - independent_balance(up, 0)])
     assert abs(shift[1]) > 0.05
-    assert np.asarray(differenced.value) == pytest.approx(np.asarray(plain.value) + shift, abs=1e-5)
-    assert np.asarray(differenced.afterstate) == pytest.approx(
-        np.asarray(plain.afterstate) + shift[:, None], abs=1e-5
-    )
-    assert np.asarray(differenced.logits) == pytest.approx(np.asarray(plain.logits))
-    agent = make_agent("azero:simulations=8,material=difference,endgame=0", DARK)
-    assert isinstance(agent, AZeroAgent) and "material=difference" in agent.name
-    assert "material" not in make_agent("azero:simulations=8,endgame=0", DARK).name
-    act_in_both_phases(agent)
+    assert_leaf_values_shifted(plain, differenced, shift)
+    check_knob("material=difference")
 
 
 def test_material_scaled_is_the_ratio_value_times_the_share_in_play() -> None:
