@@ -36,9 +36,11 @@ class RunComparison:
     - ``wdl_x``, ``wdl_y``: A's wins, draws and losses over the games compared;
     - ``difference``: A's mean score in X less its mean in Y; ``interval``: the 95 %
       interval's half-width (1.96 standard errors: of the paired differences, or of
-      the two means' difference).
+      the two means' difference); ``unpaired_interval``: the half-width the same games
+      would give compared unpaired (what the pairing saves; ``interval`` itself when
+      the runs are unpaired).
 
-    >>> c = RunComparison(("n", "o"), ("d", "o"), True, (3, 1, 0), (2, 1, 1), 0.25, 0.3)
+    >>> c = RunComparison(("n", "o"), ("d", "o"), True, (3, 1, 0), (2, 1, 1), 0.25, 0.3, 0.4)
     >>> c.games_x, c.score_x, c.score_y
     (4, 0.875, 0.625)
     """
@@ -50,6 +52,7 @@ class RunComparison:
     wdl_y: tuple[int, int, int]
     difference: float
     interval: float
+    unpaired_interval: float
 
     @property
     def games_x(self) -> int:
@@ -122,29 +125,24 @@ def compare_runs(x: Sequence[GameResult], y: Sequence[GameResult]) -> RunCompari
         if (g.record.seed, g.a_first) in by_deal
     ]
     if matched:
-        diffs = [a - b for a, b in matched]
-        mean, var = _mean_var(diffs)
-        return RunComparison(
-            pair_x,
-            pair_y,
-            True,
-            _wdl([a for a, _ in matched]),
-            _wdl([b for _, b in matched]),
-            mean,
-            _Z95 * math.sqrt(var / len(diffs)),
-        )
-    scores_x = [g.score_a() for g in x]
-    scores_y = [g.score_a() for g in y]
+        scores_x, scores_y = [a for a, _ in matched], [b for _, b in matched]
+    else:
+        scores_x, scores_y = [g.score_a() for g in x], [g.score_a() for g in y]
     mean_x, var_x = _mean_var(scores_x)
     mean_y, var_y = _mean_var(scores_y)
+    unpaired = _Z95 * math.sqrt(var_x / len(scores_x) + var_y / len(scores_y))
+    if matched:
+        _, var = _mean_var([a - b for a, b in matched])
+        interval = _Z95 * math.sqrt(var / len(matched))
     return RunComparison(
         pair_x,
         pair_y,
-        False,
+        bool(matched),
         _wdl(scores_x),
         _wdl(scores_y),
         mean_x - mean_y,
-        _Z95 * math.sqrt(var_x / len(scores_x) + var_y / len(scores_y)),
+        interval if matched else unpaired,
+        unpaired,
     )
 
 
@@ -153,13 +151,13 @@ def format_comparison(c: RunComparison, name_x: str = "x", name_y: str = "y") ->
     ``name_y``: what the runs are called, their files there).
 
     >>> print(format_comparison(RunComparison(("n", "o"), ("d", "o"), True, (3, 1, 0),
-    ...     (2, 1, 1), 0.25, 0.3)))
+    ...     (2, 1, 1), 0.25, 0.3, 0.4)))
     x = x: n vs o
     y = y: d vs o
     paired on 4 deals (the same game seed, A on the same seat)
       x  3-1-0 = 0.875
       y  2-1-1 = 0.625
-      x - y = +0.250 +- 0.300 (95 %)
+      x - y = +0.250 +- 0.300 (95 %; unpaired, the same games: +- 0.400)
     """
     how = (
         f"paired on {c.games_x} deals (the same game seed, A on the same seat)"
@@ -173,6 +171,7 @@ def format_comparison(c: RunComparison, name_x: str = "x", name_y: str = "y") ->
             how,
             f"  x  {'-'.join(map(str, c.wdl_x))} = {c.score_x:.3f}",
             f"  y  {'-'.join(map(str, c.wdl_y))} = {c.score_y:.3f}",
-            f"  x - y = {c.difference:+.3f} +- {c.interval:.3f} (95 %)",
+            f"  x - y = {c.difference:+.3f} +- {c.interval:.3f} (95 %"
+            + (f"; unpaired, the same games: +- {c.unpaired_interval:.3f})" if c.paired else ")"),
         )
     )

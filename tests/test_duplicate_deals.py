@@ -134,8 +134,12 @@ def test_compare_runs_pairs_games_by_deal(
     assert c.difference == pytest.approx(np.mean(diffs))
     assert c.interval == pytest.approx(1.959964 * np.std(diffs, ddof=1) / np.sqrt(8), rel=1e-5)
     assert c.score_x == pytest.approx(np.mean([g.score_a() for g in x]))
+    sx, sy = [g.score_a() for g in x], [by_seed[g.record.seed] for g in x]
+    assert c.unpaired_interval == pytest.approx(
+        1.959964 * np.sqrt(np.var(sx, ddof=1) / 8 + np.var(sy, ddof=1) / 8), rel=1e-5
+    )
     u = compare_runs(x, z)
-    assert not u.paired and u.games_y == 8
+    assert not u.paired and u.games_y == 8 and u.unpaired_interval == u.interval
     assert u.difference == pytest.approx(
         np.mean([g.score_a() for g in x]) - np.mean([g.score_a() for g in z])
     )
