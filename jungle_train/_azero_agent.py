@@ -54,6 +54,8 @@ difference over the material in the game), ``difference`` (over the full set's, 
 that equal trades leave it unchanged) or ``scaled`` (``difference``, with the shaping
 potentials scaled by the share of the material still in play;
 :data:`jungle_train._hand_value.MATERIAL_FORMS`, measured in the README);
+``material_face_down`` (empty: ``material``): that form in the searches of the decisions
+taken while some piece is still face down;
 ``potential``: with a DQN prior, the weight of the difference of SPEC §7's shaping
 potentials in the hand-made value (:data:`jungle_train._hand_value.POTENTIAL_WEIGHT`, 0.01,
 by default; measured in the README); ``potential_face_down`` (-1: ``potential``): that
@@ -181,6 +183,7 @@ class AZeroAgent:
         risk: float = 0.0,
         values: str = "spec",
         material: str = "ratio",
+        material_face_down: str = "",
         qtransform: str = "siblings",
     ) -> None:
         if heuristic > 1.0:
@@ -248,6 +251,11 @@ class AZeroAgent:
             raise ValueError(f"values must be one of {tuple(PIECE_VALUES)}, not {values!r}")
         if material not in MATERIAL_FORMS:
             raise ValueError(f"material must be one of {MATERIAL_FORMS}, not {material!r}")
+        if material_face_down and material_face_down not in MATERIAL_FORMS:
+            raise ValueError(
+                f"material_face_down must be one of {MATERIAL_FORMS} (or empty: material), "
+                f"not {material_face_down!r}"
+            )
         if endgame not in (0, 2, 3, 4):
             raise ValueError(f"endgame must be 0 (off), 2, 3 or 4 pieces, not {endgame}")
         self._endgame = EndgameTables(endgame) if endgame and supported(rules) else None
@@ -283,10 +291,11 @@ class AZeroAgent:
             or potential_face_down != -1
             or values != "spec"
             or material != "ratio"
+            or material_face_down
         ):
             raise ValueError(
-                "cover, leaf_tables, capture, greedy, potential, potential_face_down, values "
-                "and material adjust the leaf values of prior=dqn only"
+                "cover, leaf_tables, capture, greedy, potential, potential_face_down, values, "
+                "material and material_face_down adjust the leaf values of prior=dqn only"
             )
         elif prior == "hand":
             if path or hunt or heuristic >= 0:
@@ -308,11 +317,12 @@ class AZeroAgent:
             self._search = self._compile(self.simulations, self._pb_c)
         self.face_down_simulations = face_down_simulations or self.simulations
         """Simulations of the decisions taken while some piece is face down."""
-        self._model_face_down = (
-            (*self._model[:-1], float(potential_face_down))  # the potential weight is last
-            if self._model[0] == "dqn" and potential_face_down >= 0
-            else self._model
-        )
+        self._model_face_down = self._model
+        if self._model[0] == "dqn" and potential_face_down >= 0:  # the potential weight is last
+            self._model_face_down = (*self._model_face_down[:-1], float(potential_face_down))
+        if self._model[0] == "dqn" and material_face_down:  # the material form next to last
+            face_down = self._model_face_down
+            self._model_face_down = (*face_down[:-2], material_face_down, face_down[-1])
         """The evaluation of the decisions taken while some piece is face down."""
         self._search_face_down = (
             self._search
@@ -341,6 +351,7 @@ class AZeroAgent:
         label += f",potential_face_down={potential_face_down:g}" if potential_face_down >= 0 else ""
         label += f",values={values}" if values != "spec" else ""
         label += f",material={material}" if material != "ratio" else ""
+        label += f",material_face_down={material_face_down}" if material_face_down else ""
         label += f",qtransform={qtransform}" if qtransform != "siblings" else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""

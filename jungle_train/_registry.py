@@ -173,6 +173,13 @@ def register_azero() -> None:
                 "the shaping potentials scaled by the share of material still in play)",
                 ("ratio", "difference", "scaled"),
             ),
+            "material_face_down": Param(
+                str,
+                "",
+                "DQN prior: that form in the searches of the decisions taken while some "
+                "piece is face down (empty: material)",
+                ("", "ratio", "difference", "scaled"),
+            ),
             "potential_face_down": Param(
                 float,
                 -1.0,

@@ -254,6 +254,12 @@ def test_potential_face_down_sets_the_weight_of_the_chance_phase_searches() -> N
     assert isinstance(agent, AZeroAgent) and "potential_face_down=0" in agent.name
     assert agent._model[-1] == pytest.approx(0.01) and agent._model_face_down[-1] == 0.0
     assert agent._model_face_down[:-1] == agent._model[:-1]
+    assert searches_asked(agent) == ["face down", "face up"]
+
+
+def searches_asked(agent: AZeroAgent) -> list[str]:
+    """Which of the agent's two searches each of :func:`act_in_both_phases`' decisions
+    asked (the start, every piece face down; then every piece face up)."""
     asked: list[str] = []
     searches = {"face down": agent._search_face_down, "face up": agent._search}
 
@@ -266,7 +272,32 @@ def test_potential_face_down_sets_the_weight_of_the_chance_phase_searches() -> N
 
     agent._search_face_down, agent._search = spy("face down"), spy("face up")
     act_in_both_phases(agent)
-    assert asked == ["face down", "face up"]
+    return asked
+
+
+def test_material_face_down_sets_the_form_of_the_chance_phase_searches() -> None:
+    """``material_face_down=F``: the decisions taken while some piece is face down use a
+    search whose hand-made value takes its material in form ``F``
+    (:data:`MATERIAL_FORMS`), the others the ``material`` one; with
+    ``potential_face_down`` too both change; the knob is checked (a form, a DQN prior
+    only) and named in the agent's name."""
+    from jungle_agents import AgentSpecError, make_agent
+
+    with pytest.raises(AgentSpecError, match="material_face_down"):
+        make_agent("azero:material_face_down=sum", DARK)
+    with pytest.raises(AgentSpecError, match="material_face_down"):
+        make_agent("azero:prior=hand,material_face_down=scaled", DARK)
+    agent = make_agent("azero:simulations=8,material_face_down=scaled,endgame=0", DARK)
+    assert isinstance(agent, AZeroAgent) and "material_face_down=scaled" in agent.name
+    assert agent._model[-2] == "ratio" and agent._model_face_down[-2] == "scaled"
+    assert agent._model_face_down[:-2] == agent._model[:-2]
+    assert agent._model_face_down[-1] == agent._model[-1]
+    both = make_agent(
+        "azero:simulations=8,material_face_down=difference,potential_face_down=0,endgame=0", DARK
+    )
+    assert isinstance(both, AZeroAgent)
+    assert both._model_face_down[-2:] == ("difference", 0.0) and both._model[-2] == "ratio"
+    assert searches_asked(agent) == ["face down", "face up"]
 
 
 def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
