@@ -25,6 +25,7 @@ import numpy as np
 import jungle_core as jc
 from jungle_agents import AgentSpecError, check_spec, describe_agents
 from jungle_agents.arena import (
+    DEALS,
     compare_runs,
     format_comparison,
     format_report,
@@ -284,7 +285,7 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--deals",
         default="independent",
-        choices=("independent", "duplicate"),
+        choices=DEALS,
         help="duplicate: game i hides the same pieces under the same squares in every run "
         "of this seed, whatever the agents (for paired comparisons: jungle compare)",
     )
