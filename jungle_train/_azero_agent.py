@@ -66,9 +66,12 @@ immediate capture (:func:`jungle_train._hand_value.capture_gain`) joins the hand
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
 ``qtransform`` (DARK): how PUCT scales a node's Q values, ``siblings`` (mctx's
 default) or ``minmax`` (over [-1, 1]; :attr:`SearchConfig.qtransform`, measured in the
-README); ``pb_c`` (DARK): PUCT's exploration constant ``c1`` (mctx's 1.25; measured in the
-README); ``pb_c_face_down`` (DARK): the ``c1`` of the decisions taken while some piece
-is still face down (the chance phase; 0: ``pb_c``), ``pb_c`` then serving the rest;
+README); ``minimax_backup`` (DARK, in [0, 1]): the share of each Q value PUCT reads from
+the tree's expectimax values instead of mctx's averages (implicit minimax backups;
+:attr:`SearchConfig.minimax_backup`; 0: off); ``pb_c`` (DARK): PUCT's exploration
+constant ``c1`` (mctx's 1.25; measured in the README); ``pb_c_face_down`` (DARK): the
+``c1`` of the decisions taken while some piece is still face down (the chance phase; 0:
+``pb_c``), ``pb_c`` then serving the rest;
 ``face_down_simulations``: the simulations of the decisions taken while some piece is
 still face down (0: ``simulations``; twice as many measured no better, README);
 ``face_down_minimax`` (DARK, seconds; 0: off): the decisions taken while some piece is
@@ -185,6 +188,7 @@ class AZeroAgent:
         material: str = "ratio",
         material_face_down: str = "",
         qtransform: str = "siblings",
+        minimax_backup: float = 0.0,
     ) -> None:
         if heuristic > 1.0:
             raise ValueError(
@@ -206,6 +210,13 @@ class AZeroAgent:
         if qtransform != "siblings" and not rules.is_dark:
             raise ValueError(f"qtransform is for DARK rules, not {rules.name}")
         self._qtransform = qtransform
+        if not 0.0 <= minimax_backup <= 1.0:
+            raise ValueError(f"minimax_backup must be in [0, 1], not {minimax_backup}")
+        if minimax_backup and not rules.is_dark:
+            raise ValueError(f"minimax_backup is for DARK rules, not {rules.name}")
+        if minimax_backup and qtransform != "siblings":
+            raise ValueError("minimax_backup mixes into qtransform=siblings only")
+        self._minimax_backup = float(minimax_backup)
         if not pb_c > 0:
             raise ValueError(f"pb_c must be > 0, not {pb_c}")
         self._pb_c = float(pb_c)
@@ -353,6 +364,7 @@ class AZeroAgent:
         label += f",material={material}" if material != "ratio" else ""
         label += f",material_face_down={material_face_down}" if material_face_down else ""
         label += f",qtransform={qtransform}" if qtransform != "siblings" else ""
+        label += f",minimax_backup={minimax_backup:g}" if minimax_backup else ""
         label += f",chance_order={chance_order}" if chance_order != "index" else ""
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
@@ -463,6 +475,7 @@ class AZeroAgent:
             afterstate=self._afterstate,
             chance_order=self._chance_order,
             qtransform=self._qtransform,
+            minimax_backup=self._minimax_backup,
             pb_c_init=pb_c,
             contempt=self._contempt,
             risk=risk,

@@ -97,7 +97,12 @@ from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_train._azero_net import Evaluation
 from jungle_train._azero_search_config import CHANCE_JITTER, SearchConfig
 from jungle_train._hand_value import expected_gain
-from jungle_train._mctx_fast import mctx_patches, one_game_at_a_time, search_key
+from jungle_train._mctx_fast import (
+    mctx_patches,
+    one_game_at_a_time,
+    qtransform_minimax_mix,
+    search_key,
+)
 from jungle_train._search_slots import (
     CLASSIC_SLOTS,
     DARK_SLOTS,
@@ -429,6 +434,8 @@ def make_search(
     qtransform: Callable[..., jax.Array] = (
         functools.partial(mctx.qtransform_by_min_max, min_value=-1.0, max_value=1.0)
         if config.qtransform == "minmax"
+        else functools.partial(qtransform_minimax_mix, mix=config.minimax_backup)
+        if config.minimax_backup
         else mctx.qtransform_by_parent_and_siblings
     )
     keyed = search_key if config.rng == "rbg" else (lambda key: key)
@@ -476,6 +483,7 @@ def make_search(
         ("contempt", config.contempt),
         ("risk", config.risk),
         ("qtransform", config.qtransform != "siblings"),
+        ("minimax_backup", config.minimax_backup),
     )
     for knob, value in dark_only:
         if value and env.rules.variant != "dark":
@@ -483,7 +491,8 @@ def make_search(
     policy = search_dark if env.rules.variant == "dark" else search_classic
 
     def search(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
-        with mctx_patches(config.backward, config.noise):  # the mctx policy is traced in here
+        # the mctx policy is traced in here
+        with mctx_patches(config.backward, config.noise, minimax=bool(config.minimax_backup)):
             return policy(params, key, states)
 
     sequential = config.batching == "sequential" or (

@@ -95,6 +95,19 @@ class SearchConfig:
     children's values lie close). Unsearched children score the minimum either way.
     ``"minmax"`` measured far weaker against minimax depth 3 (README)."""
 
+    minimax_backup: float = 0.0
+    """DARK: the share of each Q value PUCT reads from the tree's expectimax values
+    instead of mctx's averages (implicit minimax backups, Lanctot et al. 2014):
+    :func:`~jungle_train._mctx_fast.minimax_values` keeps, beside each node's mean of the
+    values backed up through it, the expectimax value of the tree searched below it
+    (its best child at a decision node, its searched outcomes' probability-weighted mean
+    at a chance node, its evaluation at a leaf), and
+    :func:`~jungle_train._mctx_fast.qtransform_minimax_mix` mixes the two before mctx's
+    rescaling by parent and siblings. A mean drags a node's value toward its worst
+    explored replies; the expectimax value is what the tree says best play is worth.
+    The root's action is still the most visited. 0: mctx's search; not with
+    :attr:`qtransform` ``"minmax"``."""
+
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in
     :data:`~jungle_train._search_slots.DARK_SLOTS`
@@ -170,6 +183,11 @@ class SearchConfig:
             (self.rng in ("rbg", "threefry"), "rng must be rbg|threefry"),
             (self.chance_order in ("index", "shuffled"), "chance_order must be index|shuffled"),
             (self.qtransform in ("siblings", "minmax"), "qtransform must be siblings|minmax"),
+            (0.0 <= self.minimax_backup <= 1.0, "minimax_backup must be in [0, 1]"),
+            (
+                not (self.minimax_backup and self.qtransform == "minmax"),
+                "minimax_backup mixes into the siblings qtransform, not minmax",
+            ),
             (
                 self.batching in ("auto", "vectorized", "sequential"),
                 "batching must be auto|vectorized|sequential",

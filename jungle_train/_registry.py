@@ -213,6 +213,13 @@ def register_azero() -> None:
                 "node's value and its searched children's) or minmax (over [-1, 1])",
                 ("siblings", "minmax"),
             ),
+            "minimax_backup": Param(
+                float,
+                0.0,
+                "DARK: the share of each Q value the search reads from the tree's "
+                "expectimax values instead of mctx's averages (implicit minimax backups; "
+                "0: off)",
+            ),
             "chance_order": Param(
                 str,
                 "index",
