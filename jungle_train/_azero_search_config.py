@@ -103,8 +103,9 @@ class SearchConfig:
     (its best child at a decision node, its searched outcomes' probability-weighted mean
     at a chance node, its evaluation at a leaf), and
     :func:`~jungle_train._mctx_fast.qtransform_minimax_mix` mixes the two before mctx's
-    rescaling by parent and siblings. A mean drags a node's value toward its worst
-    explored replies; the expectimax value is what the tree says best play is worth.
+    rescaling by parent and siblings. A mean pulls a node's value toward the weaker
+    lines explored below it; the expectimax value is what the tree says best play is
+    worth.
     The root's action is still the most visited. 0: mctx's search; not with
     :attr:`qtransform` ``"minmax"``. Measured against minimax depth 3 (README): 0.5 as
     strong as the default, 1 weaker."""
