@@ -14,6 +14,7 @@ import pytest
 from mctx._src import policies as mctx_policies
 
 from jungle_core import DARK
+from jungle_train import _azero_search
 from jungle_train._azero_search import make_search
 from jungle_train._azero_search_config import SearchConfig
 from jungle_train._mctx_fast import mctx_patches, qtransform_minimax_mix
@@ -87,14 +88,26 @@ def test_kept_values_are_the_expectimax_of_the_searched_tree(
     assert chance_nodes > 20  # the chance nodes' weighted means were exercised
 
 
-def test_off_is_mctx_search_and_on_moves_the_visits(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kept_values_alone_change_nothing_and_the_mix_moves_the_visits(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the expectimax values kept (the patched tree start and backward pass) but
+    PUCT reading none of them (the mix forced to 0), the search visits exactly as
+    mctx's plain one; reading half of them, it visits otherwise."""
+
     def visits(mix: float) -> np.ndarray:
         config = SearchConfig(simulations=64, slots=True, batching="vectorized", minimax_backup=mix)
         out, _ = full_trees(monkeypatch, config, seed=9)
         return np.asarray(out.action_weights)
 
-    plain, off, half = visits(0.0), visits(0.0), visits(0.5)
-    np.testing.assert_array_equal(plain, off)
+    plain, half = visits(0.0), visits(0.5)
+    monkeypatch.setattr(
+        _azero_search,
+        "qtransform_minimax_mix",
+        lambda tree, node_index, mix: qtransform_minimax_mix(tree, node_index, mix=0.0),
+    )
+    kept_only = visits(0.5)
+    np.testing.assert_array_equal(plain, kept_only)
     assert not np.array_equal(plain, half)
 
 
