@@ -211,6 +211,10 @@ def qtransform_minimax_mix(
     ``extra_data``: ``(1 - mix) * average + mix * expectimax``, the node's value the
     same way. ``tree`` is unbatched (``float32[A]`` out), as mctx calls a qtransform;
     ``mix`` 0 is mctx's own.
+
+    mctx's transform is written out here rather than called on a one-node view of the
+    mixed row (``tree.replace`` with that row): the view cost the 2,048-simulation
+    agent 0.30 s a middlegame decision against 0.20 s for this (0.18 s without the mix).
     """
     kids = tree.children_index[node_index]
     below = tree.extra_data[jnp.maximum(kids, 0)]
