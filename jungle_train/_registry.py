@@ -237,7 +237,7 @@ def register_azero() -> None:
                 int,
                 3,
                 "exact endgame tables (jungle_agents.endgame) for face-up positions of at "
-                "most this many pieces: 2, 3 or 4 (0: off; 4 costs ~40 s and 1.4 GB per material)",
+                "most this many pieces: 2, 3 or 4 (0: off; 4 costs 8-20 s and 1.7 GB per material)",
             ),
             "simulations": Param(int, 2048, "search simulations per decision"),
             "time": Param(float, 0.0, "seconds per decision: sets simulations once (0: off)"),

@@ -162,3 +162,22 @@ def test_what_the_tables_do_not_cover() -> None:
     assert not supported(CLASSIC) and not supported(attrs.evolve(DARK, ply_limit=300))
     with pytest.raises(ValueError, match="max_pieces"):
         EndgameTables(max_pieces=5)
+
+
+@pytest.mark.parametrize("material", [_MATERIALS[3], _MATERIALS[4], _MATERIALS[5]])
+def test_packing_the_undecided_positions_does_not_change_a_table(
+    material: tuple[int, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The solver packs the positions still undecided once enough have been decided
+    (``_REPACK``); never packing and packing after every ply give the same table."""
+    from jungle_agents import endgame
+
+    solved = []
+    for share in (0.0, 1.01):  # never; whenever a ply decides anything
+        monkeypatch.setattr(endgame, "_REPACK", share)
+        win, loss = EndgameTables().distances(DARK, tuple(sorted(material)))
+        solved.append((win, loss))
+    (win0, loss0), (win1, loss1) = solved
+    assert (win0 < endgame.UNSOLVED).any() and (loss0 < endgame.UNSOLVED).any()
+    np.testing.assert_array_equal(win0, win1)
+    np.testing.assert_array_equal(loss0, loss1)
