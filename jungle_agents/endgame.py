@@ -125,7 +125,10 @@ def _terminal_result(material: _Material, mover: int) -> int | None:
 class EndgameTables:
     """Exact values of DARK positions with every piece face up and at most
     ``max_pieces`` pieces, one material solved on first use and kept (``cache``
-    materials at most, least recently used dropped).
+    materials at most, least recently used dropped; by default 64, or 16 with four
+    pieces, whose tables take 79 MB each: a game meets at most one four-piece material,
+    since its next removal leaves three pieces or fewer, and 16 keep it with all its
+    smaller ones).
 
     >>> from jungle_core import from_fen
     >>> tables = EndgameTables()
@@ -134,11 +137,12 @@ class EndgameTables:
     True
     """
 
-    def __init__(self, max_pieces: int = 3, cache: int = 64) -> None:
+    def __init__(self, max_pieces: int = 3, cache: int | None = None) -> None:
         if not 2 <= max_pieces <= 4:
             raise ValueError(f"max_pieces must be 2, 3 or 4, not {max_pieces}")
         self.max_pieces = max_pieces
-        self._solve = functools.lru_cache(maxsize=cache)(self._solve_uncached)
+        size = cache if cache is not None else 16 if max_pieces == 4 else 64
+        self._solve = functools.lru_cache(maxsize=size)(self._solve_uncached)
 
     def covers(self, state: State) -> bool:
         """Whether :meth:`probe` answers for ``state``: supported rules, every piece face
