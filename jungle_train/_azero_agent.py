@@ -86,7 +86,8 @@ still face down, every leaf value that favours the agent keeps only ``1 - risk``
 itself (:attr:`SearchConfig.risk`: a concave utility, so the chance phase prefers a
 level position to an even gamble; measured in the README);
 ``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in
-a random order, not in the order of the pieces' identities (:class:`SearchConfig`'s);
+a random order, ``stratified`` in a fixed spread of ranks alternating the sides, not in
+the order of the pieces' identities (:class:`SearchConfig`'s);
 ``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
 ``expected`` adds each action's expected change of material to the position's value,
 :func:`jungle_train._hand_value.expected_gain`; measured in the README)
@@ -125,7 +126,7 @@ from jungle_train._azero_guides import (
     shipped_azero,
 )
 from jungle_train._azero_net import PolicyValueNetwork, planes_shape
-from jungle_train._azero_search_config import SearchConfig
+from jungle_train._azero_search_config import CHANCE_ORDERS, SearchConfig
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._endgame_leaves import leaf_tables as packed_leaf_tables
 from jungle_train._errors import CheckpointError
@@ -202,8 +203,10 @@ class AZeroAgent:
             raise ValueError(f"tau must be > 0, not {tau}")
         if hunt < 0:
             raise ValueError(f"hunt must be >= 0, not {hunt}")
-        if chance_order not in ("index", "shuffled"):
-            raise ValueError(f"chance_order must be index or shuffled, not {chance_order!r}")
+        if chance_order not in CHANCE_ORDERS:
+            raise ValueError(
+                f"chance_order must be one of {', '.join(CHANCE_ORDERS)}, not {chance_order!r}"
+            )
         self._chance_order = chance_order
         if qtransform not in ("siblings", "minmax"):
             raise ValueError(f"qtransform must be siblings or minmax, not {qtransform!r}")

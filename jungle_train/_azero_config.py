@@ -91,10 +91,11 @@ class Config(RoundSchedule):
     (``slots=False``)."""
     chance_order: str = "index"
     """DARK: the order in which the search visits a chance node's equally likely outcomes:
-    ``"index"`` (mctx's rule, ties to the lowest piece identity) or ``"shuffled"`` (a
-    random order per node; :attr:`jungle_train._azero_search_config.SearchConfig.chance_order`),
-    in self-play (a teacher's too). The playing agent, and so the trainer's evaluation
-    games, take their own ``chance_order`` parameter."""
+    ``"index"`` (mctx's rule, ties to the lowest piece identity), ``"shuffled"`` (a
+    random order per node) or ``"stratified"`` (a fixed spread of ranks;
+    :attr:`jungle_train._azero_search_config.SearchConfig.chance_order`), in self-play
+    (a teacher's too). The playing agent, and so the trainer's evaluation games, take
+    their own ``chance_order`` parameter."""
     channels: int = 32
     """Channels of the network's convolutions."""
     conv_layers: int = 3

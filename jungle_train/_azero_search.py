@@ -95,7 +95,7 @@ import numpy as np
 
 from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_train._azero_net import Evaluation
-from jungle_train._azero_search_config import CHANCE_JITTER, SearchConfig
+from jungle_train._azero_search_config import CHANCE_JITTER, SearchConfig, stratified_order
 from jungle_train._hand_value import expected_gain
 from jungle_train._mctx_fast import (
     mctx_patches,
@@ -203,6 +203,18 @@ def _masked_logits(logits: jax.Array, legal: jax.Array, uniform: float = 0.0) ->
     return logits
 
 
+def _stratified_jitter() -> jax.Array:
+    """``float32[2, 16]``: for each mover, what ``chance_order="stratified"`` adds to each
+    outcome's chance logit, from :data:`CHANCE_JITTER` for the first outcome of
+    :func:`stratified_order` down to 0 for the last: among outcomes of equal probability
+    and visits, mctx's ``probability / (visits + 1)`` then picks them in that order."""
+    jitter = np.zeros((2, 16), np.float32)
+    for mover in (0, 1):
+        for place, outcome in enumerate(stratified_order(mover)):
+            jitter[mover, outcome] = CHANCE_JITTER * (15 - place) / 15
+    return jnp.asarray(jitter)
+
+
 def step_result(before: JaxState, after: JaxState) -> tuple[jax.Array, jax.Array]:
     """``(reward, discount)``, ``float32[B]`` each, of the steps ``before`` → ``after``:
     the result for the player who moved, and -1 / +1 / 0 (the other player moves / the
@@ -230,6 +242,11 @@ class _Model:
         self.one_value = self.parent_afterstate and self.compact
         self.num_actions = env.num_actions
         self.shuffle_chance = config.chance_order == "shuffled"
+        # "stratified": float32[2, 16], by the mover, each outcome's fixed jitter (the
+        # first in stratified_order the largest)
+        self.stratified_jitter = (
+            _stratified_jitter() if config.chance_order == "stratified" else None
+        )
         dark = env.rules.variant == "dark"
         self.slots = (DARK_SLOTS if dark else CLASSIC_SLOTS) if config.slots else 0
         # the width of a decision node's action axis in the tree
@@ -328,6 +345,9 @@ class _Model:
         chance_logits = jnp.where(probs > 0, jnp.log(jnp.maximum(probs, 1e-30)), _MIN_LOGIT)
         if self.shuffle_chance:
             jitter = jax.random.uniform(key, chance_logits.shape, maxval=CHANCE_JITTER)
+            chance_logits = jnp.where(probs > 0, chance_logits + jitter, chance_logits)
+        elif self.stratified_jitter is not None:
+            jitter = self.stratified_jitter[states.current_player]
             chance_logits = jnp.where(probs > 0, chance_logits + jitter, chance_logits)
         done = states.terminated | states.truncated
         inside = jnp.minimum(a, self.num_actions - 1)[:, None]

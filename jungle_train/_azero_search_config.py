@@ -10,12 +10,37 @@ from __future__ import annotations
 
 import dataclasses
 
-__all__ = ["CHANCE_JITTER", "SearchConfig"]
+__all__ = ["CHANCE_JITTER", "CHANCE_ORDERS", "SearchConfig", "stratified_order"]
 
 
 CHANCE_JITTER = 0.01
-"""``chance_order="shuffled"``: the most added to a chance logit (under 1 % of an
-outcome's probability), enough to break the ties among equally likely outcomes."""
+"""``chance_order="shuffled"`` / ``"stratified"``: the most added to a chance logit
+(under 1 % of an outcome's probability), enough to break the ties among equally likely
+outcomes."""
+
+CHANCE_ORDERS = ("index", "shuffled", "stratified")
+"""The values of :attr:`SearchConfig.chance_order`."""
+
+# "stratified": the ranks in the order they are first searched, a van der Corput
+# sequence over the eight ranks (the bits of rank - 1 reversed), started at the Leopard
+# so that every prefix of 1, 2, 4 and 8 ranks has a mean rank near the whole set's 4.5
+# (5; 3, 4.25, 4.5) and no prefix is all weak or all strong pieces
+_STRATIFIED_RANKS = (5, 1, 7, 3, 6, 2, 8, 4)
+
+
+def stratified_order(mover: int) -> tuple[int, ...]:
+    """``chance_order="stratified"``: the 16 outcome indices (``owner * 8 + rank - 1``)
+    in the order a chance node searches them when ``mover`` played its action: the
+    ranks of :data:`_STRATIFIED_RANKS` in turn, each first as the mover's opponent's
+    piece, then as its own. Any prefix of even length holds as many pieces of either
+    side, of the same ranks, the same for both players (mctx's index order searches
+    player 0's eight pieces before any of player 1's).
+
+    >>> stratified_order(0)[:4], stratified_order(1)[:4]
+    ((12, 4, 8, 0), (4, 12, 0, 8))
+    """
+    opponent = 1 - mover
+    return tuple(owner * 8 + rank - 1 for rank in _STRATIFIED_RANKS for owner in (opponent, mover))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,7 +89,11 @@ class SearchConfig:
     seen only player 0's ``k`` lowest ranks, and its value is theirs. ``"shuffled"``
     jitters each node's chance logits by less than :data:`CHANCE_JITTER` (drawn with
     the expansion's key), so the first ``k`` outcomes searched are a random sample of
-    the possible ones and the visit counts stay within one of the probabilities."""
+    the possible ones and the visit counts stay within one of the probabilities.
+    ``"stratified"`` jitters them by fixed amounts under :data:`CHANCE_JITTER` so that
+    the outcomes come in :func:`stratified_order` (no randomness): the first ``k``
+    searched are a spread of ranks, alternately the opponent's and the mover's, the
+    same for both seats."""
 
     contempt: float = 0.0
     """DARK: a draw is worth ``-contempt`` to the player whose position is searched (the
@@ -183,7 +212,10 @@ class SearchConfig:
                 "afterstate must be head|parent|expected",
             ),
             (self.rng in ("rbg", "threefry"), "rng must be rbg|threefry"),
-            (self.chance_order in ("index", "shuffled"), "chance_order must be index|shuffled"),
+            (
+                self.chance_order in CHANCE_ORDERS,
+                "chance_order must be index|shuffled|stratified",
+            ),
             (self.qtransform in ("siblings", "minmax"), "qtransform must be siblings|minmax"),
             (0.0 <= self.minimax_backup <= 1.0, "minimax_backup must be in [0, 1]"),
             (

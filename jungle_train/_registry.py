@@ -224,8 +224,9 @@ def register_azero() -> None:
                 str,
                 "index",
                 "DARK: the order a chance node's outcomes are first searched in: index "
-                "(mctx's, the pieces' identities) or shuffled (a random order per node)",
-                ("index", "shuffled"),
+                "(mctx's, the pieces' identities), shuffled (a random order per node) or "
+                "stratified (a fixed spread of ranks, the two sides in turn)",
+                ("index", "shuffled", "stratified"),
             ),
             "leaf_tables": Param(
                 bool,

@@ -66,7 +66,8 @@ def test_azero_agent_options_are_checked() -> None:
     agent = make_agent(spec, DARK)
     assert isinstance(agent, AZeroAgent)
     assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
-    for option in ("cover=1", "capture=0.5", "chance_order=shuffled", "pb_c=2.5", "contempt=0.1"):
+    options = ("cover=1", "capture=0.5", "chance_order=shuffled", "chance_order=stratified")
+    for option in (*options, "pb_c=2.5", "contempt=0.1"):
         playing = make_agent(f"azero:simulations=4,{option}", DARK)
         assert option in playing.name
         assert playing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
