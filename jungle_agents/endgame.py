@@ -391,12 +391,14 @@ _REPACK = 0.7
 
 @attrs.define
 class _Undecided:
-    """One side's positions not yet won or lost, packed, with what each of its moves
-    does there: ``placements`` (``int64[U]``), ``wins_now`` (a move removes to a won
-    position), ``stuck_ok`` (the position may count as lost once every move loses: it has
-    a move, or being stuck loses), and per (piece, direction) move ``quiet`` (legal, no
-    removal), ``loses_now`` (illegal, or removes to a lost position) and ``successor``
-    (``int32[U]``: the placement a quiet move leads to); ``alive``: not decided yet."""
+    """One side's positions not yet won or lost, with what each of its moves does there
+    (built over every placement by :meth:`of`, packed to the alive ones by :meth:`step`
+    once under ``_REPACK`` of its entries are): ``placements`` (``int64[U]``),
+    ``wins_now`` (a move removes to a won position), ``stuck_ok`` (the position may count
+    as lost once every move loses: it has a move, or being stuck loses), and per (piece,
+    direction) move ``quiet`` (legal, no removal), ``loses_now`` (illegal, or removes to
+    a lost position) and ``successor`` (``int32[U]``: the placement a quiet move leads
+    to); ``alive``: not decided yet."""
 
     placements: np.ndarray
     wins_now: np.ndarray
