@@ -24,7 +24,7 @@ CHANCE_ORDERS = ("index", "shuffled", "stratified")
 # "stratified": the ranks in the order they are first searched, a van der Corput
 # sequence over the eight ranks (the bits of rank - 1 reversed), started at the Leopard
 # so that every prefix of 1, 2, 4 and 8 ranks has a mean rank near the whole set's 4.5
-# (5; 3, 4.25, 4.5) and no prefix is all weak or all strong pieces
+# (5; 3, 4, 4.5) and no prefix of two or more is all weak or all strong pieces
 _STRATIFIED_RANKS = (5, 1, 7, 3, 6, 2, 8, 4)
 
 
