@@ -214,7 +214,7 @@ class SearchConfig:
             (self.rng in ("rbg", "threefry"), "rng must be rbg|threefry"),
             (
                 self.chance_order in CHANCE_ORDERS,
-                "chance_order must be index|shuffled|stratified",
+                f"chance_order must be {'|'.join(CHANCE_ORDERS)}",
             ),
             (self.qtransform in ("siblings", "minmax"), "qtransform must be siblings|minmax"),
             (0.0 <= self.minimax_backup <= 1.0, "minimax_backup must be in [0, 1]"),
