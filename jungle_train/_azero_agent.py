@@ -81,6 +81,11 @@ for that long), the search's after (measured in the README);
 search, and each searched position loses that much in proportion to the no-removal
 clock (:attr:`SearchConfig.contempt`; the Minimax agent's ``contempt`` on the search's
 value scale);
+``dead_draw`` (DARK, in [0, 1); not with ``contempt``): a draw is worth ``-dead_draw``
+to the agent inside its search, and so is every position in which neither side's
+material can still win (:func:`jungle_train._hand_value.winning_material`; a dead draw,
+such as one Elephant against one), with no cost on the clock
+(:attr:`SearchConfig.dead_draw`; measured in the README);
 ``risk`` (DARK, in [0, 1)): in the searches of the decisions taken while some piece is
 still face down, every leaf value that favours the agent keeps only ``1 - risk`` of
 itself (:attr:`SearchConfig.risk`: a concave utility, so the chance phase prefers a
@@ -179,6 +184,7 @@ class AZeroAgent:
         pb_c: float = 1.25,
         pb_c_face_down: float = 0.0,
         contempt: float = 0.0,
+        dead_draw: float = 0.0,
         face_down_simulations: int = 0,
         face_down_minimax: float = 0.0,
         greedy: float = 0.0,
@@ -246,6 +252,13 @@ class AZeroAgent:
         if contempt and not rules.is_dark:
             raise ValueError(f"contempt is for DARK rules, not {rules.name}")
         self._contempt = float(contempt)
+        if not 0.0 <= dead_draw < 1.0:
+            raise ValueError(f"dead_draw must be in [0, 1), not {dead_draw}")
+        if dead_draw and not rules.is_dark:
+            raise ValueError(f"dead_draw is for DARK rules, not {rules.name}")
+        if dead_draw and contempt:
+            raise ValueError("dead_draw does not combine with contempt")
+        self._dead_draw = float(dead_draw)
         if not 0.0 <= risk < 1.0:
             raise ValueError(f"risk must be in [0, 1), not {risk}")
         if risk and not rules.is_dark:
@@ -372,6 +385,7 @@ class AZeroAgent:
         label += f",pb_c={pb_c:g}" if pb_c != 1.25 else ""
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
         label += f",contempt={contempt:g}" if contempt else ""
+        label += f",dead_draw={dead_draw:g}" if dead_draw else ""
         label += f",risk={risk:g}" if risk else ""
         label += f",face_down_simulations={face_down_simulations}" if face_down_simulations else ""
         label += f",face_down_minimax={face_down_minimax:g}" if face_down_minimax else ""
@@ -481,6 +495,7 @@ class AZeroAgent:
             minimax_backup=self._minimax_backup,
             pb_c_init=pb_c,
             contempt=self._contempt,
+            dead_draw=self._dead_draw,
             risk=risk,
             slots=True,  # the same search on a narrower tree
         )

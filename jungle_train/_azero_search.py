@@ -96,7 +96,7 @@ import numpy as np
 from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_train._azero_net import Evaluation
 from jungle_train._azero_search_config import CHANCE_JITTER, SearchConfig, stratified_order
-from jungle_train._hand_value import expected_gain
+from jungle_train._hand_value import expected_gain, winning_material
 from jungle_train._mctx_fast import (
     mctx_patches,
     one_game_at_a_time,
@@ -254,8 +254,9 @@ class _Model:
         # with contempt or risk the search's params are (evaluator params, root mover
         # int32[B])
         self.contempt = config.contempt
+        self.dead_draw = config.dead_draw
         self.risk = config.risk
-        self.rooted = bool(config.contempt or config.risk)
+        self.rooted = bool(config.contempt or config.dead_draw or config.risk)
         self.clock_cost = (
             config.contempt / env.rules.no_removal_limit if env.rules.no_removal_limit else 0.0
         )
@@ -268,8 +269,9 @@ class _Model:
     def _evaluate(self, params: Any, states: JaxState) -> Evaluation:
         """The evaluator's view of ``states``, with contempt's clock cost (each value
         less ``clock_cost * plies_since_removal`` for the root's mover, more for the
-        other) and then risk's shrink (each value that favours the root's mover times
-        ``1 - risk``)."""
+        other), dead_draw's value of a dead draw (``-dead_draw`` for the root's mover,
+        where neither side's material can win) and then risk's shrink (each value that
+        favours the root's mover times ``1 - risk``)."""
         if not self.rooted:
             return self.evaluate(params, states)
         inner, root = params
@@ -279,6 +281,13 @@ class _Model:
         if self.clock_cost:
             cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
             value, afterstate = value - cost, afterstate - cost[:, None]
+        if self.dead_draw:
+            can_win = jax.vmap(functools.partial(winning_material, self.env.rules))
+            first = jnp.zeros_like(states.current_player)
+            dead = ~can_win(states, first) & ~can_win(states, 1 - first)
+            drawn = -self.dead_draw * sign
+            value = jnp.where(dead, drawn, value)
+            afterstate = jnp.where(dead[:, None], drawn[:, None], afterstate)
         if self.risk:
             keep = 1.0 - self.risk
             value = jnp.where(sign * value > 0, keep * value, value)
@@ -288,14 +297,15 @@ class _Model:
     def _result(
         self, params: Any, before: JaxState, after: JaxState
     ) -> tuple[jax.Array, jax.Array]:
-        """:func:`step_result`, with contempt a draw's reward ``-contempt`` for the root's
-        mover (``+contempt`` for the other)."""
+        """:func:`step_result`, with contempt (or dead_draw) a draw's reward ``-contempt``
+        (``-dead_draw``) for the root's mover (``+`` for the other)."""
         reward, discount = step_result(before, after)
-        if not self.contempt:
+        draw_cost = self.contempt or self.dead_draw
+        if not draw_cost:
             return reward, discount
         sign = jnp.where(before.current_player == params[1], 1.0, -1.0)
         drawn = (after.terminated | after.truncated) & (reward == 0.0)
-        return jnp.where(drawn, -self.contempt * sign, reward), discount
+        return jnp.where(drawn, -draw_cost * sign, reward), discount
 
     def pack(self, states: JaxState) -> Any:
         """A position as the tree stores it (:class:`PackedState`, or as it is)."""
@@ -501,6 +511,7 @@ def make_search(
 
     dark_only = (
         ("contempt", config.contempt),
+        ("dead_draw", config.dead_draw),
         ("risk", config.risk),
         ("qtransform", config.qtransform != "siblings"),
         ("minimax_backup", config.minimax_backup),

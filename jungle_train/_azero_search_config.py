@@ -1,7 +1,7 @@
 """The settings of the AlphaZero search (:class:`SearchConfig`), which
 :func:`jungle_train._azero_search.make_search` builds a search from: simulations and
 depth, root noise, the prior's mix, what a chance node is first worth, the chance order,
-PUCT's constant and Q scaling, contempt and risk, and the implementation switches
+PUCT's constant and Q scaling, contempt, dead draws and risk, and the implementation switches
 (slots, batching, backward pass, noise, key). Each field's docstring says what it does
 and where the README measures it.
 """
@@ -102,6 +102,14 @@ class SearchConfig:
     mover (gains it for the other): what the Minimax agent's ``contempt`` does
     (:class:`jungle_agents.SearchConfig`), on the search's value scale (a value in
     [-1, 1]). 0: a draw is worth 0 to both."""
+    dead_draw: float = 0.0
+    """DARK: a draw is worth ``-dead_draw`` to the root's mover (``+dead_draw`` to the
+    other, still zero-sum), and so is every evaluated position in which neither side's
+    material can still win (:func:`jungle_train._hand_value.winning_material`: a dead
+    draw, such as one Elephant against one), whatever its evaluation says; unlike
+    :attr:`contempt`, nothing is charged for the no-removal clock, so the search plays as
+    before until a dead draw comes within its reach, and then keeps the game alive where
+    it can. 0: off; not with :attr:`contempt`."""
     risk: float = 0.0
     """The root's mover's aversion to risk: every evaluated value (position and
     afterstate, not a game's result) that favours the root's mover keeps only
@@ -200,6 +208,11 @@ class SearchConfig:
             (self.max_considered >= 1, "max_considered must be >= 1"),
             (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
             (0.0 <= self.contempt < 1.0, "contempt must be in [0, 1)"),
+            (0.0 <= self.dead_draw < 1.0, "dead_draw must be in [0, 1)"),
+            (
+                not (self.dead_draw and self.contempt),
+                "dead_draw does not combine with contempt",
+            ),
             (0.0 <= self.risk < 1.0, "risk must be in [0, 1)"),
             # "expected" adds its material change to a chance node's value after the
             # evaluation, so that value would escape the shrink

@@ -47,6 +47,7 @@ __all__ = [
     "hunt",
     "material_balance",
     "winnable",
+    "winning_material",
 ]
 
 
@@ -280,6 +281,36 @@ def winnable(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Arra
     theirs = bits & (owner != player)
     removable = jnp.any(relation & mine[:, None], axis=0)
     return jnp.all(removable | ~theirs)
+
+
+def winning_material(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Array:
+    """``bool[]``: whether ``player``'s material can still win: it can remove every enemy
+    piece (:func:`winnable`), and it holds more pieces than the enemy or one piece that
+    takes an enemy piece and survives. Without either, every removal it can make is a
+    trade of equal ranks, so the count never tips its way and its last removal takes its
+    own last piece with the enemy's (one Elephant against one: a draw). A necessary
+    condition for a win, not a sufficient one (a lone chaser needs the parity, and a
+    side can let its pieces be taken): where it fails for both sides the position is a
+    dead draw, whatever the material count says.
+
+    >>> from jungle_core import DARK, from_fen
+    >>> from jungle_core.jax_env import make
+    >>> s = make().from_state(from_fen("8/8/8/8/8/8/E3e3 0 0 0 - -"))  # Elephant / Elephant
+    >>> bool(winning_material(DARK, s, 0)), bool(winning_material(DARK, s, 1))
+    (False, False)
+    >>> s = make().from_state(from_fen("8/8/8/8/8/8/EL2el2 0 0 0 - -"))  # E takes the Lion
+    >>> bool(winning_material(DARK, s, 0)), bool(winning_material(DARK, s, 1))
+    (True, True)
+    """
+    battle = np.asarray(tables(rules).battle).reshape(NUM_CODES, NUM_CODES)[1:17, 1:17]
+    takes = jnp.asarray(battle == BattleResult.TAKE)  # identity i takes j and survives
+    bits = ((present(state) >> jnp.arange(16)) & 1).astype(bool)
+    owner = jnp.arange(16) >> 3
+    mine = bits & (owner == player)
+    theirs = bits & (owner != player)
+    more = jnp.sum(mine) > jnp.sum(theirs)
+    strict = jnp.any(takes & mine[:, None] & theirs[None, :])
+    return winnable(rules, state, player) & (more | strict)
 
 
 DRAWN_SHARE = 0.1

@@ -206,6 +206,14 @@ def register_azero() -> None:
                 "[-1, 1]), and each searched position loses that much in proportion to the "
                 "no-removal clock (minimax's contempt on the search's scale; 0: off)",
             ),
+            "dead_draw": Param(
+                float,
+                0.0,
+                "DARK: a draw is worth -dead_draw to the agent in its search, and so is "
+                "every position where neither side's material can still win (a dead draw, "
+                "such as one Elephant against one); no cost on the clock (0: off; not with "
+                "contempt)",
+            ),
             "qtransform": Param(
                 str,
                 "siblings",

@@ -56,6 +56,9 @@ def test_azero_agent_options_are_checked() -> None:
         ("azero:pb_c=0", DARK, "pb_c"),
         ("azero:contempt=1", DARK, "contempt"),
         ("azero:contempt=0.1", CLASSIC, "contempt"),
+        ("azero:dead_draw=1", DARK, "dead_draw"),
+        ("azero:dead_draw=0.1", CLASSIC, "dead_draw"),
+        ("azero:dead_draw=0.1,contempt=0.1", DARK, "dead_draw"),
         ("azero:risk=1", DARK, "risk"),
         ("azero:risk=0.5", CLASSIC, "risk"),
     ]
@@ -67,7 +70,7 @@ def test_azero_agent_options_are_checked() -> None:
     assert isinstance(agent, AZeroAgent)
     assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
     options = ("cover=1", "capture=0.5", "chance_order=shuffled", "chance_order=stratified")
-    for option in (*options, "pb_c=2.5", "contempt=0.1"):
+    for option in (*options, "pb_c=2.5", "contempt=0.1", "dead_draw=0.1"):
         playing = make_agent(f"azero:simulations=4,{option}", DARK)
         assert option in playing.name
         assert playing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
@@ -197,6 +200,55 @@ def test_contempt_charges_the_no_removal_clock_to_the_root_mover() -> None:
     assert np.asarray(ev.afterstate[:, 0]) == pytest.approx(expected)
     plain = _Model(env, zero_evaluator(env.num_actions), SearchConfig())
     assert np.asarray(plain._evaluate(None, states).value) == pytest.approx([0.0, 0.0])
+
+
+# An Elephant and a Lion against an Elephant and a Lion: either Elephant takes the
+# other side's Lion, so both sides can still win; with the Lions gone (below), one
+# Elephant against one is a dead draw.
+LIVE = """
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+. E . L . e . l
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+"""
+
+
+def test_dead_draw_values_a_dead_draw_and_a_draw_for_the_root_mover() -> None:
+    """``dead_draw``: a position where neither side's material can win is worth
+    ``-dead_draw`` to the root's mover (``+dead_draw`` with the other to move), a live
+    one keeps its evaluation, and a finished game's draw costs the root's mover the
+    same; no clock is charged (zero evaluator: the values are these alone)."""
+    env = make(DARK)
+    model = _Model(env, zero_evaluator(env.num_actions), SearchConfig(dead_draw=0.1))
+    dead = LIVE.replace("L", ".").replace("l", ".")
+    pictures = [(dead, 0), (dead, 1), (LIVE, 0), (LIVE, 1)]
+    states = jax.tree.map(
+        lambda *xs: jnp.stack(xs),
+        *(env.from_state(position(p, DARK, to_move=m, since=50)) for p, m in pictures),
+    )
+    root = jnp.zeros(4, jnp.int32)  # player 0's search
+    ev = model._evaluate((None, root), states)
+    assert np.asarray(ev.value) == pytest.approx([-0.1, 0.1, 0.0, 0.0])
+    assert np.asarray(ev.afterstate[:, 0]) == pytest.approx([-0.1, 0.1, 0.0, 0.0])
+    # the Elephants trade off, the last two pieces: a draw, -0.1 for the root's mover
+    trade = position(TRADE.replace("{c}", "e").replace("{E}", "E"), DARK, to_move=0)
+    before = one_batch(trade)
+    action = jnp.asarray([legal_actions(trade)[0]])
+    for a in legal_actions(trade):
+        if action_to_str(trade, a) == "d4xd5":
+            action = jnp.asarray([a])
+    after = jax.vmap(env.step_outcome)(before, action, jnp.full(1, -1, jnp.int32))
+    assert outcome(trade) is None and bool(after.terminated[0])
+    for root_player, expected in ((0, -0.1), (1, 0.1)):
+        reward, _ = model._result((None, jnp.asarray([root_player])), before, after)
+        assert float(reward[0]) == pytest.approx(expected)
+    with pytest.raises(ValueError, match="dead_draw"):
+        SearchConfig(dead_draw=0.1, contempt=0.1)
+    with pytest.raises(ValueError, match="dead_draw"):
+        make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(dead_draw=0.1))
 
 
 @pytest.mark.parametrize("knob", ["pb_c_face_down=2.5", "face_down_simulations=16", "risk=0.5"])
