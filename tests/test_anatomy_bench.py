@@ -46,6 +46,53 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     assert "lead at six pieces" in text
     assert "draws ending in: removed together" in text
     assert bench.anatomy(games, "minimax:depth=9")["face_up"] == {}  # not a player here
+    # every game once, under the move that ended the agent's means to win or as kept
+    assert sum(tallies["means"].values()) == len(games)
+    assert "the agent's means to win" in text
+
+
+def _can_win_by_rank(ranks: list[int], enemy: list[int]) -> bool:
+    """SPEC's DARK battles by rank, written here: higher takes lower, equal ranks trade,
+    the Rat (1) takes the Elephant (8), which cannot take it."""
+
+    def removes(r: int, x: int) -> bool:
+        return (r == 1 and x == 8) or (r >= x and not (r == 8 and x == 1))
+
+    def takes(r: int, x: int) -> bool:
+        return (r == 1 and x == 8) or (r > x and not (r == 8 and x == 1))
+
+    if not ranks or not enemy:
+        return bool(ranks)
+    cover = all(any(removes(r, x) for r in ranks) for x in enemy)
+    return cover and (len(ranks) > len(enemy) or any(takes(r, x) for r in ranks for x in enemy))
+
+
+def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -> None:
+    """``can_still_win`` (pure, by the battle table) equals the same rule written by rank
+    here and ``jungle_train._hand_value.winning_material`` on the JAX core (what
+    ``azero:dead_draw`` reads), on every position of random games, for both seats."""
+    import jax
+
+    from jungle_core.jax_env import make
+    from jungle_train._hand_value import winning_material
+
+    bench = load_benchmark("anatomy")
+    path = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=path)
+    env = make(DARK)
+    jax_test = jax.jit(winning_material, static_argnums=0)
+    seen = {True: 0, False: 0}
+    for game in load_games(path)[1]:
+        for state in replay(game.record)[::3]:
+            jax_state = env.from_state(state)
+            for seat in (0, 1):
+                ranks = [[i % 8 + 1 for i in range(16) if state.in_play >> i & 1 and i // 8 == s]
+                         for s in (seat, 1 - seat)]  # fmt: skip
+                want = _can_win_by_rank(ranks[0], ranks[1])
+                assert bench.can_still_win(state, seat) == want, (state, seat)
+                assert bool(jax_test(DARK, jax_state, seat)) == want, (state, seat)
+                seen[want] += 1
+    assert seen[True] and seen[False], seen
 
 
 def test_draw_end_sorts_the_last_position() -> None:
