@@ -63,6 +63,30 @@ DRAW_ENDS = ("removed together", "no remover", "one against one", "face down", "
 """:func:`draw_end`'s kinds, in the order it tests them."""
 
 
+def battles(state: State, seat: int) -> tuple[int, int, list[list[int]]]:
+    """``seat``'s pieces in the game and the enemy's (face up or down), and the battle
+    table's result (:class:`BattleResult`) of each of ``seat``'s pieces attacking each
+    enemy piece, a row a piece of ``seat``'s.
+
+    >>> from jungle_core import from_fen
+    >>> battles(from_fen("8/8/8/8/8/8/TR3l2 0 0 0 - -"), 0)  # T, R / L: both lose to it
+    (2, 1, [[3], [3]])
+    """
+    battle = tables(state.rules).battle
+    held = [i for i in range(16) if state.in_play >> i & 1]
+    mine = [i for i in held if i >> 3 == seat]
+    theirs = [i for i in held if i >> 3 != seat]
+    rows = [[battle[(i + 1) * NUM_CODES + j + 1] for j in theirs] for i in mine]
+    return len(mine), len(theirs), rows
+
+
+def _covered(rows: list[list[int]], theirs: int) -> bool:
+    """Whether every enemy piece (a column of :func:`battles`' rows) has one of ours that
+    takes it or trades with it."""
+    removes = (BattleResult.TAKE, BattleResult.BOTH)
+    return all(any(row[k] in removes for row in rows) for k in range(theirs))
+
+
 def draw_end(state: State, seat: int, reason: str) -> str:
     """What a drawn DARK game's last position ``state`` holds, for the player in ``seat``:
     ``"removed together"`` (drawn by elimination: the last pieces traded off),
@@ -78,14 +102,10 @@ def draw_end(state: State, seat: int, reason: str) -> str:
     """
     if reason == "elimination":
         return "removed together"
-    battle = tables(state.rules).battle
-    held = [i for i in range(16) if state.in_play >> i & 1]
-    mine = [i for i in held if i >> 3 == seat]
-    theirs = [i for i in held if i >> 3 != seat]
-    removes = (BattleResult.TAKE, BattleResult.BOTH)
-    if any(all(battle[(i + 1) * NUM_CODES + j + 1] not in removes for i in mine) for j in theirs):
+    mine, theirs, rows = battles(state, seat)
+    if not _covered(rows, theirs):
         return "no remover"
-    if len(mine) == len(theirs) == 1:
+    if mine == theirs == 1:
         return "one against one"
     if state.face_down_mask:
         return "face down"
@@ -110,17 +130,12 @@ def can_still_win(state: State, seat: int) -> bool:
     >>> can_still_win(from_fen("8/8/8/8/8/8/TL3e2 0 0 0 - -"), 0)   # nothing removes e
     False
     """
-    battle = tables(state.rules).battle
-    held = [i for i in range(16) if state.in_play >> i & 1]
-    mine = [i for i in held if i >> 3 == seat]
-    theirs = [i for i in held if i >> 3 != seat]
+    mine, theirs, rows = battles(state, seat)
     if not mine or not theirs:
         return bool(mine)
-    result = [[battle[(i + 1) * NUM_CODES + j + 1] for j in theirs] for i in mine]
-    removes = (BattleResult.TAKE, BattleResult.BOTH)
-    if not all(any(row[k] in removes for row in result) for k in range(len(theirs))):
+    if not _covered(rows, theirs):
         return False
-    return len(mine) > len(theirs) or any(BattleResult.TAKE in row for row in result)
+    return mine > theirs or any(BattleResult.TAKE in row for row in rows)
 
 
 def anatomy(games: Iterable[GameResult], agent: str) -> Tallies:
