@@ -23,7 +23,7 @@ Then who ended the agent's means to win (:func:`can_still_win`: every enemy piec
 removable, and more pieces or one that takes and survives), by its own move or by the
 opponent's, with the lead before that move, or whether it kept them to the end: on the
 default ``azero``'s 1,000 games against minimax depth 3, 65 of its 235 draws were ended
-by its own move (40 of them from one piece behind) and 104 by the opponent's (62 from
+by its own move (40 of them from one piece behind) and 104 by the opponent's (61 from
 a level count), and 66 kept the means to the end.
 
 Last, what each side did while pieces were face down (:func:`chance_actions`): per game,
