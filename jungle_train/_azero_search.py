@@ -251,7 +251,7 @@ class _Model:
         self.slots = (DARK_SLOTS if dark else CLASSIC_SLOTS) if config.slots else 0
         # the width of a decision node's action axis in the tree
         self.width = self.slots or self.num_actions
-        # with contempt or risk the search's params are (evaluator params, root mover
+        # with contempt, dead_draw or risk the search's params are (evaluator params, root mover
         # int32[B])
         self.contempt = config.contempt
         self.dead_draw = config.dead_draw
