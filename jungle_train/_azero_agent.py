@@ -86,6 +86,9 @@ to the agent inside its search, and so is every position in which neither side's
 material can still win (:func:`jungle_train._hand_value.winning_material`; a dead draw,
 such as one Elephant against one), with no cost on the clock
 (:attr:`SearchConfig.dead_draw`; measured in the README);
+``draw_bounds`` (DARK, a flag; not with ``contempt``): inside the search a side whose
+material can no longer win is valued at most a draw (``dead_draw``'s, 0 without it),
+and its opponent at least one (:attr:`SearchConfig.draw_bounds`);
 ``risk`` (DARK, in [0, 1)): in the searches of the decisions taken while some piece is
 still face down, every leaf value that favours the agent keeps only ``1 - risk`` of
 itself (:attr:`SearchConfig.risk`: a concave utility, so the chance phase prefers a
@@ -185,6 +188,7 @@ class AZeroAgent:
         pb_c_face_down: float = 0.0,
         contempt: float = 0.0,
         dead_draw: float = 0.0,
+        draw_bounds: bool = False,
         face_down_simulations: int = 0,
         face_down_minimax: float = 0.0,
         greedy: float = 0.0,
@@ -259,6 +263,11 @@ class AZeroAgent:
         if dead_draw and contempt:
             raise ValueError("dead_draw does not combine with contempt")
         self._dead_draw = float(dead_draw)
+        if draw_bounds and not rules.is_dark:
+            raise ValueError(f"draw_bounds is for DARK rules, not {rules.name}")
+        if draw_bounds and contempt:
+            raise ValueError("draw_bounds does not combine with contempt")
+        self._draw_bounds = bool(draw_bounds)
         if not 0.0 <= risk < 1.0:
             raise ValueError(f"risk must be in [0, 1), not {risk}")
         if risk and not rules.is_dark:
@@ -386,6 +395,7 @@ class AZeroAgent:
         label += f",pb_c_face_down={pb_c_face_down:g}" if pb_c_face_down else ""
         label += f",contempt={contempt:g}" if contempt else ""
         label += f",dead_draw={dead_draw:g}" if dead_draw else ""
+        label += ",draw_bounds=1" if draw_bounds else ""
         label += f",risk={risk:g}" if risk else ""
         label += f",face_down_simulations={face_down_simulations}" if face_down_simulations else ""
         label += f",face_down_minimax={face_down_minimax:g}" if face_down_minimax else ""
@@ -496,6 +506,7 @@ class AZeroAgent:
             pb_c_init=pb_c,
             contempt=self._contempt,
             dead_draw=self._dead_draw,
+            draw_bounds=self._draw_bounds,
             risk=risk,
             slots=True,  # the same search on a narrower tree
         )

@@ -251,12 +251,13 @@ class _Model:
         self.slots = (DARK_SLOTS if dark else CLASSIC_SLOTS) if config.slots else 0
         # the width of a decision node's action axis in the tree
         self.width = self.slots or self.num_actions
-        # with contempt, dead_draw or risk the search's params are (evaluator params, root mover
-        # int32[B])
+        # with contempt, dead_draw, draw_bounds or risk the search's params are (evaluator
+        # params, root mover int32[B])
         self.contempt = config.contempt
         self.dead_draw = config.dead_draw
+        self.draw_bounds = config.draw_bounds
         self.risk = config.risk
-        self.rooted = bool(config.contempt or config.dead_draw or config.risk)
+        self.rooted = bool(config.contempt or config.dead_draw or config.draw_bounds or config.risk)
         self.clock_cost = (
             config.contempt / env.rules.no_removal_limit if env.rules.no_removal_limit else 0.0
         )
@@ -270,8 +271,10 @@ class _Model:
         """The evaluator's view of ``states``, with contempt's clock cost (each value
         less ``clock_cost * plies_since_removal`` for the root's mover, more for the
         other), dead_draw's value of a dead draw (``-dead_draw`` for the root's mover,
-        where neither side's material can win) and then risk's shrink (each value that
-        favours the root's mover times ``1 - risk``)."""
+        where neither side's material can win), draw_bounds' bounds (at most that draw's
+        value for a mover whose material cannot win, at least it where the opponent's
+        cannot) and then risk's shrink (each value that favours the root's mover times
+        ``1 - risk``)."""
         if not self.rooted:
             return self.evaluate(params, states)
         inner, root = params
@@ -281,13 +284,20 @@ class _Model:
         if self.clock_cost:
             cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
             value, afterstate = value - cost, afterstate - cost[:, None]
-        if self.dead_draw:
+        if self.dead_draw or self.draw_bounds:
             can_win = jax.vmap(functools.partial(winning_material, self.env.rules))
-            first = jnp.zeros_like(states.current_player)
-            dead = ~can_win(states, first) & ~can_win(states, 1 - first)
-            drawn = -self.dead_draw * sign
-            value = jnp.where(dead, drawn, value)
-            afterstate = jnp.where(dead[:, None], drawn[:, None], afterstate)
+            mover = states.current_player
+            mine, theirs = can_win(states, mover), can_win(states, 1 - mover)
+            drawn = -self.dead_draw * sign  # a draw's value for the player to move
+            if self.draw_bounds:  # pieces only leave: the bounds hold for every afterstate
+                most = jnp.where(mine, jnp.inf, drawn)
+                least = jnp.where(theirs, -jnp.inf, drawn)
+                value = jnp.clip(value, least, most)
+                afterstate = jnp.clip(afterstate, least[:, None], most[:, None])
+            else:
+                dead = ~mine & ~theirs
+                value = jnp.where(dead, drawn, value)
+                afterstate = jnp.where(dead[:, None], drawn[:, None], afterstate)
         if self.risk:
             keep = 1.0 - self.risk
             value = jnp.where(sign * value > 0, keep * value, value)
@@ -512,6 +522,7 @@ def make_search(
     dark_only = (
         ("contempt", config.contempt),
         ("dead_draw", config.dead_draw),
+        ("draw_bounds", config.draw_bounds),
         ("risk", config.risk),
         ("qtransform", config.qtransform != "siblings"),
         ("minimax_backup", config.minimax_backup),

@@ -110,6 +110,17 @@ class SearchConfig:
     :attr:`contempt`, nothing is charged for the no-removal clock, so the search plays as
     before until a dead draw comes within its reach, and then keeps the game alive where
     it can. 0: off; not with :attr:`contempt`."""
+    draw_bounds: bool = False
+    """DARK: each side's material bounds its value (the one-sided form of
+    :attr:`dead_draw`): in every evaluated position where the player to move's material
+    can no longer win (:func:`jungle_train._hand_value.winning_material`, which stays
+    false once false: pieces only leave the game), its value (and each afterstate's) is
+    at most a draw's, and where the opponent's can no longer win, at least a draw's; a
+    draw's value is :attr:`dead_draw`'s (``-dead_draw`` for the root's mover, 0 without
+    it). Where neither side can win that is the dead draw's value. A material lead that
+    cannot become a win (an enemy Lion none of the side's pieces can remove) then counts
+    for nothing, and trading into one is seen as giving the win away. False: off; not
+    with :attr:`contempt`."""
     risk: float = 0.0
     """The root's mover's aversion to risk: every evaluated value (position and
     afterstate, not a game's result) that favours the root's mover keeps only
@@ -212,6 +223,10 @@ class SearchConfig:
             (
                 not (self.dead_draw and self.contempt),
                 "dead_draw does not combine with contempt",
+            ),
+            (
+                not (self.draw_bounds and self.contempt),
+                "draw_bounds does not combine with contempt",
             ),
             (0.0 <= self.risk < 1.0, "risk must be in [0, 1)"),
             # "expected" adds its material change to a chance node's value after the

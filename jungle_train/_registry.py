@@ -214,6 +214,13 @@ def register_azero() -> None:
                 "such as one Elephant against one); no cost on the clock (0: off; not with "
                 "contempt)",
             ),
+            "draw_bounds": Param(
+                bool,
+                False,
+                "DARK: in the agent's search a side whose material can no longer win is "
+                "valued at most a draw (worth -dead_draw to the agent) and its opponent at "
+                "least one (not with contempt)",
+            ),
             "qtransform": Param(
                 str,
                 "siblings",

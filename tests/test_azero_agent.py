@@ -15,6 +15,7 @@ import pytest
 from jungle_core import CLASSIC, DARK, action_to_str, from_fen, legal_actions, new_game, outcome
 from jungle_core.jax_env import make
 from jungle_train._azero_agent import AZeroAgent
+from jungle_train._azero_net import Evaluation
 from jungle_train._azero_search import _Model, make_search, zero_evaluator
 from jungle_train._azero_search_config import SearchConfig
 from tests._azero import CAPTURE, act_in_both_phases, dark_position, one_batch, root_q
@@ -59,6 +60,8 @@ def test_azero_agent_options_are_checked() -> None:
         ("azero:dead_draw=1", DARK, "dead_draw"),
         ("azero:dead_draw=0.1", CLASSIC, "dead_draw"),
         ("azero:dead_draw=0.1,contempt=0.1", DARK, "dead_draw"),
+        ("azero:draw_bounds=1", CLASSIC, "draw_bounds"),
+        ("azero:draw_bounds=1,contempt=0.1", DARK, "draw_bounds"),
         ("azero:risk=1", DARK, "risk"),
         ("azero:risk=0.5", CLASSIC, "risk"),
     ]
@@ -70,7 +73,7 @@ def test_azero_agent_options_are_checked() -> None:
     assert isinstance(agent, AZeroAgent)
     assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
     options = ("cover=1", "capture=0.5", "chance_order=shuffled", "chance_order=stratified")
-    for option in (*options, "pb_c=2.5", "contempt=0.1", "dead_draw=0.1"):
+    for option in (*options, "pb_c=2.5", "contempt=0.1", "dead_draw=0.1", "draw_bounds=1"):
         playing = make_agent(f"azero:simulations=4,{option}", DARK)
         assert option in playing.name
         assert playing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
@@ -249,6 +252,65 @@ def test_dead_draw_values_a_dead_draw_and_a_draw_for_the_root_mover() -> None:
         SearchConfig(dead_draw=0.1, contempt=0.1)
     with pytest.raises(ValueError, match="dead_draw"):
         make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(dead_draw=0.1))
+
+
+# A Tiger against an Elephant: no piece of the Tiger's side removes the Elephant, so
+# only the Elephant's side can still win.
+ONE_SIDED = """
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+. T . . . e . .
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+"""
+
+
+def constant_evaluator(num_actions: int, value: float) -> Any:
+    """Uniform prior, every position and afterstate worth ``value`` to the mover."""
+
+    def evaluate(params: Any, states: Any) -> Evaluation:
+        del params
+        batch = states.current_player.shape[0]
+        full = jnp.full((batch, num_actions), value, jnp.float32)
+        return Evaluation(jnp.zeros_like(full), jnp.full(batch, value, jnp.float32), full)
+
+    return evaluate
+
+
+@pytest.mark.parametrize("dead_draw", [0.0, 0.1])
+def test_draw_bounds_cap_a_side_that_cannot_win_at_a_draw(dead_draw: float) -> None:
+    """``draw_bounds``: where the mover's material can no longer win its value is at
+    most a draw's (``-dead_draw`` for the root's mover, ``+dead_draw`` for the other),
+    where the opponent's cannot, at least a draw's; where both can, the evaluation
+    stands, and where neither can, it is the draw's (player 0's search, the evaluator's
+    value a constant for the mover)."""
+    env = make(DARK)
+    config = SearchConfig(dead_draw=dead_draw, draw_bounds=True)
+    dead = LIVE.replace("L", ".").replace("l", ".")
+    pictures = [(ONE_SIDED, 0), (ONE_SIDED, 1), (LIVE, 0), (LIVE, 1), (dead, 0), (dead, 1)]
+    states = jax.tree.map(
+        lambda *xs: jnp.stack(xs),
+        *(env.from_state(position(p, DARK, to_move=m, since=50)) for p, m in pictures),
+    )
+    root = jnp.zeros(len(pictures), jnp.int32)
+    c = dead_draw
+    expected = {
+        # the Tiger's side (0) cannot win, the Elephant's (1) can
+        0.5: [-c, 0.5, 0.5, 0.5, -c, c],
+        -0.5: [-0.5, c, -0.5, -0.5, -c, c],
+        1.5: [-c, 1.5, 1.5, 1.5, -c, c],  # no bound where the side can win
+    }
+    for value, want in expected.items():
+        model = _Model(env, constant_evaluator(env.num_actions, value), config)
+        ev = model._evaluate((None, root), states)
+        assert np.asarray(ev.value) == pytest.approx(want)
+        assert np.asarray(ev.afterstate[:, 0]) == pytest.approx(want)
+    with pytest.raises(ValueError, match="draw_bounds"):
+        SearchConfig(draw_bounds=True, contempt=0.1)
+    with pytest.raises(ValueError, match="draw_bounds"):
+        make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(draw_bounds=True))
 
 
 @pytest.mark.parametrize("knob", ["pb_c_face_down=2.5", "face_down_simulations=16", "risk=0.5"])
