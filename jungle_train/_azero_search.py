@@ -289,15 +289,15 @@ class _Model:
             mover = states.current_player
             mine, theirs = can_win(states, mover), can_win(states, 1 - mover)
             drawn = -self.dead_draw * sign  # a draw's value for the player to move
-            if self.draw_bounds:  # pieces only leave: the bounds hold for every afterstate
-                most = jnp.where(mine, jnp.inf, drawn)
-                least = jnp.where(theirs, -jnp.inf, drawn)
-                value = jnp.clip(value, least, most)
-                afterstate = jnp.clip(afterstate, least[:, None], most[:, None])
-            else:
-                dead = ~mine & ~theirs
-                value = jnp.where(dead, drawn, value)
-                afterstate = jnp.where(dead[:, None], drawn[:, None], afterstate)
+            # a draw's value bounds the value from above where the mover cannot win, from
+            # below where the opponent cannot (draw_bounds; pieces only leave, so the
+            # bounds hold for every afterstate too); dead_draw alone: only where neither can
+            live = mine | theirs
+            capped, floored = (~mine, ~theirs) if self.draw_bounds else (~live, ~live)
+            most = jnp.where(capped, drawn, jnp.inf)
+            least = jnp.where(floored, drawn, -jnp.inf)
+            value = jnp.clip(value, least, most)
+            afterstate = jnp.clip(afterstate, least[:, None], most[:, None])
         if self.risk:
             keep = 1.0 - self.risk
             value = jnp.where(sign * value > 0, keep * value, value)
