@@ -48,23 +48,33 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     assert bench.anatomy(games, "minimax:depth=9")["face_up"] == {}  # not a player here
     # every game once, under the move that ended the agent's means to win or as kept
     assert sum(tallies["means"].values()) == len(games)
-    assert "the agent's means to win" in text
+    assert sum(tallies["means_trades"].values()) == len(games)
+    assert "the agent's means to win (can_still_win)" in text
+    assert "the agent's means to win (counting the trades)" in text
+
+
+def _takes(r: int, x: int) -> bool:
+    """Whether rank ``r`` takes rank ``x`` and survives (equal ranks trade instead)."""
+    return (r == 1 and x == 8) or (r > x and not (r == 8 and x == 1))
 
 
 def _can_win_by_rank(ranks: list[int], enemy: list[int]) -> bool:
     """SPEC's DARK battles by rank, written here: higher takes lower, equal ranks trade,
     the Rat (1) takes the Elephant (8), which cannot take it."""
-
-    def removes(r: int, x: int) -> bool:
-        return (r == 1 and x == 8) or (r >= x and not (r == 8 and x == 1))
-
-    def takes(r: int, x: int) -> bool:
-        return (r == 1 and x == 8) or (r > x and not (r == 8 and x == 1))
-
     if not ranks or not enemy:
         return bool(ranks)
-    cover = all(any(removes(r, x) for r in ranks) for x in enemy)
-    return cover and (len(ranks) > len(enemy) or any(takes(r, x) for r in ranks for x in enemy))
+    cover = all(any(x == r or _takes(r, x) for r in ranks) for x in enemy)
+    return cover and (len(ranks) > len(enemy) or any(_takes(r, x) for r in ranks for x in enemy))
+
+
+def _can_win_counting_trades(ranks: list[int], enemy: list[int]) -> bool:
+    """The same with the trades counted: an enemy piece that none of ``ranks`` takes is
+    removed only by a trade, which costs one piece each; one must be left after them."""
+    if not ranks or not enemy:
+        return bool(ranks)
+    if not all(any(x == r or _takes(r, x) for r in ranks) for x in enemy):
+        return False
+    return len(ranks) > sum(not any(_takes(r, x) for r in ranks) for x in enemy)
 
 
 def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -> None:
@@ -82,6 +92,7 @@ def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -
     env = make(DARK)
     jax_test = jax.jit(winning_material, static_argnums=0)
     seen = {True: 0, False: 0}
+    differ = 0
     for game in load_games(path)[1]:
         for state in replay(game.record)[::3]:
             jax_state = env.from_state(state)
@@ -91,8 +102,16 @@ def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -
                 want = _can_win_by_rank(ranks[0], ranks[1])
                 assert bench.can_still_win(state, seat) == want, (state, seat)
                 assert bool(jax_test(DARK, jax_state, seat)) == want, (state, seat)
+                sharp = _can_win_counting_trades(ranks[0], ranks[1])
+                assert bench.can_still_win(state, seat, trades=True) == sharp, (state, seat)
+                assert want or not sharp  # the sharper test never finds a win the other does not
                 seen[want] += 1
+                differ += want != sharp
     assert seen[True] and seen[False], seen
+    assert differ, "no position where counting the trades changes the answer"
+    lone_elephant = from_fen("8/8/8/8/8/8/E3et2 0 0 0 - -")  # takes t, then must trade
+    assert bench.can_still_win(lone_elephant, 0)
+    assert not bench.can_still_win(lone_elephant, 0, trades=True)
 
 
 def test_draw_end_sorts_the_last_position() -> None:
