@@ -89,6 +89,9 @@ such as one Elephant against one), with no cost on the clock
 ``draw_bounds`` (DARK, a flag; not with ``contempt``): inside the search a side whose
 material can no longer win is valued at most a draw (``dead_draw``'s, 0 without it),
 and its opponent at least one (:attr:`SearchConfig.draw_bounds`);
+``count_trades`` (DARK, a flag; with ``dead_draw`` or ``draw_bounds``): their test of
+whether a side's material can still win counts the trades, each enemy piece none of
+the side's takes costing it a piece (:attr:`SearchConfig.count_trades`);
 ``risk`` (DARK, in [0, 1)): in the searches of the decisions taken while some piece is
 still face down, every leaf value that favours the agent keeps only ``1 - risk`` of
 itself (:attr:`SearchConfig.risk`: a concave utility, so the chance phase prefers a
@@ -189,6 +192,7 @@ class AZeroAgent:
         contempt: float = 0.0,
         dead_draw: float = 0.0,
         draw_bounds: bool = False,
+        count_trades: bool = False,
         face_down_simulations: int = 0,
         face_down_minimax: float = 0.0,
         greedy: float = 0.0,
@@ -268,6 +272,9 @@ class AZeroAgent:
         if draw_bounds and contempt:
             raise ValueError("draw_bounds does not combine with contempt")
         self._draw_bounds = bool(draw_bounds)
+        if count_trades and not (dead_draw or draw_bounds):
+            raise ValueError("count_trades sharpens dead_draw's or draw_bounds' test: set one")
+        self._count_trades = bool(count_trades)
         if not 0.0 <= risk < 1.0:
             raise ValueError(f"risk must be in [0, 1), not {risk}")
         if risk and not rules.is_dark:
@@ -396,6 +403,7 @@ class AZeroAgent:
         label += f",contempt={contempt:g}" if contempt else ""
         label += f",dead_draw={dead_draw:g}" if dead_draw else ""
         label += ",draw_bounds=1" if draw_bounds else ""
+        label += ",count_trades=1" if count_trades else ""
         label += f",risk={risk:g}" if risk else ""
         label += f",face_down_simulations={face_down_simulations}" if face_down_simulations else ""
         label += f",face_down_minimax={face_down_minimax:g}" if face_down_minimax else ""
@@ -507,6 +515,7 @@ class AZeroAgent:
             contempt=self._contempt,
             dead_draw=self._dead_draw,
             draw_bounds=self._draw_bounds,
+            count_trades=self._count_trades,
             risk=risk,
             slots=True,  # the same search on a narrower tree
         )

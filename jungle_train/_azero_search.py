@@ -256,6 +256,7 @@ class _Model:
         self.contempt = config.contempt
         self.dead_draw = config.dead_draw
         self.draw_bounds = config.draw_bounds
+        self.count_trades = config.count_trades
         self.risk = config.risk
         self.rooted = bool(config.contempt or config.dead_draw or config.draw_bounds or config.risk)
         self.clock_cost = (
@@ -285,7 +286,9 @@ class _Model:
             cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
             value, afterstate = value - cost, afterstate - cost[:, None]
         if self.dead_draw or self.draw_bounds:
-            can_win = jax.vmap(functools.partial(winning_material, self.env.rules))
+            can_win = jax.vmap(
+                functools.partial(winning_material, self.env.rules, trades=self.count_trades)
+            )
             mover = states.current_player
             mine, theirs = can_win(states, mover), can_win(states, 1 - mover)
             drawn = -self.dead_draw * sign  # a draw's value for the player to move
@@ -523,6 +526,7 @@ def make_search(
         ("contempt", config.contempt),
         ("dead_draw", config.dead_draw),
         ("draw_bounds", config.draw_bounds),
+        ("count_trades", config.count_trades),
         ("risk", config.risk),
         ("qtransform", config.qtransform != "siblings"),
         ("minimax_backup", config.minimax_backup),

@@ -121,6 +121,13 @@ class SearchConfig:
     cannot become a win (an enemy Lion none of the side's pieces can remove) then counts
     for nothing, and trading into one is seen as giving the win away. False: off; not
     with :attr:`contempt`."""
+    count_trades: bool = False
+    """DARK, with :attr:`dead_draw` or :attr:`draw_bounds`: their test of whether a
+    side's material can still win counts the trades
+    (:func:`jungle_train._hand_value.winning_material` with ``trades``): an enemy piece
+    none of the side's pieces takes can only be traded with, at the cost of a piece, so
+    the side must hold more pieces than there are such enemy pieces (a lone Elephant
+    against an Elephant and a Tiger cannot win). False: the looser test."""
     risk: float = 0.0
     """The root's mover's aversion to risk: every evaluated value (position and
     afterstate, not a game's result) that favours the root's mover keeps only
@@ -227,6 +234,10 @@ class SearchConfig:
             (
                 not (self.draw_bounds and self.contempt),
                 "draw_bounds does not combine with contempt",
+            ),
+            (
+                not self.count_trades or bool(self.dead_draw or self.draw_bounds),
+                "count_trades sharpens dead_draw's or draw_bounds' test: set one of them",
             ),
             (0.0 <= self.risk < 1.0, "risk must be in [0, 1)"),
             # "expected" adds its material change to a chance node's value after the

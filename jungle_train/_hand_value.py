@@ -283,7 +283,9 @@ def winnable(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Arra
     return jnp.all(removable | ~theirs)
 
 
-def winning_material(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Array:
+def winning_material(
+    rules: Rules, state: JaxState, player: jax.Array | int, trades: bool = False
+) -> jax.Array:
     """``bool[]``: whether ``player``'s material can still win: it can remove every enemy
     piece (:func:`winnable`), and it holds more pieces than the enemy or one piece that
     takes an enemy piece and survives. Without either, every removal it can make is a
@@ -293,6 +295,14 @@ def winning_material(rules: Rules, state: JaxState, player: jax.Array | int) -> 
     side can let its pieces be taken): where it fails for both sides the position is a
     dead draw, whatever the material count says.
 
+    With ``trades`` (static), the sharper test that counts them: an enemy piece none of
+    ``player``'s takes can only be traded with (by the one piece of its rank), which
+    costs ``player`` that piece, so it must hold more pieces than there are such enemy
+    pieces (the others taken first, by pieces that survive). A lone Elephant against an
+    Elephant and a Tiger takes the Tiger, then must trade its last piece: no win. Like
+    the other, it stays false once false: an enemy piece none of ``player``'s takes
+    leaves the game only in a trade with one of them.
+
     >>> from jungle_core import DARK, from_fen
     >>> from jungle_core.jax_env import make
     >>> s = make().from_state(from_fen("8/8/8/8/8/8/E3e3 0 0 0 - -"))  # Elephant / Elephant
@@ -301,6 +311,9 @@ def winning_material(rules: Rules, state: JaxState, player: jax.Array | int) -> 
     >>> s = make().from_state(from_fen("8/8/8/8/8/8/EL2el2 0 0 0 - -"))  # E takes the Lion
     >>> bool(winning_material(DARK, s, 0)), bool(winning_material(DARK, s, 1))
     (True, True)
+    >>> s = make().from_state(from_fen("8/8/8/8/8/8/E3et2 0 0 0 - -"))  # E / E, Tiger
+    >>> bool(winning_material(DARK, s, 0)), bool(winning_material(DARK, s, 0, trades=True))
+    (True, False)
     """
     battle = np.asarray(tables(rules).battle).reshape(NUM_CODES, NUM_CODES)[1:17, 1:17]
     takes = jnp.asarray(battle == BattleResult.TAKE)  # identity i takes j and survives
@@ -308,9 +321,12 @@ def winning_material(rules: Rules, state: JaxState, player: jax.Array | int) -> 
     owner = jnp.arange(16) >> 3
     mine = bits & (owner == player)
     theirs = bits & (owner != player)
-    more = jnp.sum(mine) > jnp.sum(theirs)
-    strict = jnp.any(takes & mine[:, None] & theirs[None, :])
-    return winnable(rules, state, player) & (more | strict)
+    taken = jnp.any(takes & mine[:, None], axis=0)  # j: some piece of player's takes it
+    if trades:
+        enough = jnp.sum(mine) > jnp.sum(theirs & ~taken)
+    else:
+        enough = (jnp.sum(mine) > jnp.sum(theirs)) | jnp.any(taken & theirs)
+    return winnable(rules, state, player) & enough
 
 
 DRAWN_SHARE = 0.1

@@ -221,6 +221,13 @@ def register_azero() -> None:
                 "valued at most a draw (worth -dead_draw to the agent) and its opponent at "
                 "least one (not with contempt)",
             ),
+            "count_trades": Param(
+                bool,
+                False,
+                "DARK, with dead_draw or draw_bounds: their test of whether a side's "
+                "material can still win counts the trades (an enemy piece none of the "
+                "side's takes costs it a piece in a trade)",
+            ),
             "qtransform": Param(
                 str,
                 "siblings",

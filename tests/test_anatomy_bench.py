@@ -80,7 +80,8 @@ def _can_win_counting_trades(ranks: list[int], enemy: list[int]) -> bool:
 def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -> None:
     """``can_still_win`` (pure, by the battle table) equals the same rule written by rank
     here and ``jungle_train._hand_value.winning_material`` on the JAX core (what
-    ``azero:dead_draw`` reads), on every position of random games, for both seats."""
+    ``azero:dead_draw`` reads), on every position of random games, for both seats; and
+    so does each with the trades counted."""
     import jax
 
     from jungle_core.jax_env import make
@@ -90,7 +91,7 @@ def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=path)
     env = make(DARK)
-    jax_test = jax.jit(winning_material, static_argnums=0)
+    jax_test = jax.jit(winning_material, static_argnums=(0, 3))
     seen = {True: 0, False: 0}
     differ = 0
     for game in load_games(path)[1]:
@@ -101,9 +102,10 @@ def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -
                          for s in (seat, 1 - seat)]  # fmt: skip
                 want = _can_win_by_rank(ranks[0], ranks[1])
                 assert bench.can_still_win(state, seat) == want, (state, seat)
-                assert bool(jax_test(DARK, jax_state, seat)) == want, (state, seat)
+                assert bool(jax_test(DARK, jax_state, seat, False)) == want, (state, seat)
                 sharp = _can_win_counting_trades(ranks[0], ranks[1])
                 assert bench.can_still_win(state, seat, trades=True) == sharp, (state, seat)
+                assert bool(jax_test(DARK, jax_state, seat, True)) == sharp, (state, seat)
                 assert want or not sharp  # the sharper test never finds a win the other does not
                 seen[want] += 1
                 differ += want != sharp

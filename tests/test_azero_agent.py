@@ -62,6 +62,7 @@ def test_azero_agent_options_are_checked() -> None:
         ("azero:dead_draw=0.1,contempt=0.1", DARK, "dead_draw"),
         ("azero:draw_bounds=1", CLASSIC, "draw_bounds"),
         ("azero:draw_bounds=1,contempt=0.1", DARK, "draw_bounds"),
+        ("azero:count_trades=1", DARK, "count_trades"),
         ("azero:risk=1", DARK, "risk"),
         ("azero:risk=0.5", CLASSIC, "risk"),
     ]
@@ -73,7 +74,8 @@ def test_azero_agent_options_are_checked() -> None:
     assert isinstance(agent, AZeroAgent)
     assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
     options = ("cover=1", "capture=0.5", "chance_order=shuffled", "chance_order=stratified")
-    for option in (*options, "pb_c=2.5", "contempt=0.1", "dead_draw=0.1", "draw_bounds=1"):
+    bounds = ("dead_draw=0.1", "draw_bounds=1", "dead_draw=0.1,count_trades=1")
+    for option in (*options, "pb_c=2.5", "contempt=0.1", *bounds):
         playing = make_agent(f"azero:simulations=4,{option}", DARK)
         assert option in playing.name
         assert playing.act(new_game(), np.random.default_rng(0)) in legal_actions(new_game())
@@ -311,6 +313,47 @@ def test_draw_bounds_cap_a_side_that_cannot_win_at_a_draw(dead_draw: float) -> N
         SearchConfig(draw_bounds=True, contempt=0.1)
     with pytest.raises(ValueError, match="draw_bounds"):
         make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(draw_bounds=True))
+
+
+# Player 0's lone Elephant takes the Tiger but must trade with the Elephant: no win once
+# the trades are counted; player 1's Elephant and Tiger can win either way.
+LONE_ELEPHANT = """
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+. E . . . e . t
+. . . . . . . .
+. . . . . . . .
+. . . . . . . .
+"""
+
+
+def test_count_trades_sharpens_the_bounds() -> None:
+    """``count_trades``: the bounds read the sharper test, so a lone Elephant against an
+    Elephant and a Tiger is capped at a draw for its side (and its opponent floored
+    there), where the looser test lets the evaluation stand (player 0's search,
+    ``draw_bounds`` with ``dead_draw=0.1``)."""
+    env = make(DARK)
+    states = jax.tree.map(
+        lambda *xs: jnp.stack(xs),
+        *(env.from_state(position(LONE_ELEPHANT, DARK, to_move=m)) for m in (0, 1)),
+    )
+    root = jnp.zeros(2, jnp.int32)
+    expected = {
+        # (count_trades, the evaluator's value): the values for mover 0 and mover 1
+        (False, 0.5): [0.5, 0.5],
+        (False, -0.5): [-0.5, -0.5],
+        (True, 0.5): [-0.1, 0.5],
+        (True, -0.5): [-0.5, 0.1],
+    }
+    for (trades, value), want in expected.items():
+        config = SearchConfig(dead_draw=0.1, draw_bounds=True, count_trades=trades)
+        model = _Model(env, constant_evaluator(env.num_actions, value), config)
+        ev = model._evaluate((None, root), states)
+        assert np.asarray(ev.value) == pytest.approx(want)
+        assert np.asarray(ev.afterstate[:, 0]) == pytest.approx(want)
+    with pytest.raises(ValueError, match="count_trades"):
+        SearchConfig(count_trades=True)
 
 
 @pytest.mark.parametrize("knob", ["pb_c_face_down=2.5", "face_down_simulations=16", "risk=0.5"])
