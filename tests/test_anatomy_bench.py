@@ -58,13 +58,19 @@ def _takes(r: int, x: int) -> bool:
     return (r == 1 and x == 8) or (r > x and not (r == 8 and x == 1))
 
 
+def _covers(ranks: list[int], enemy: list[int]) -> bool:
+    """Whether every enemy piece can be removed by one of ``ranks``: taken or traded."""
+    return all(any(x == r or _takes(r, x) for r in ranks) for x in enemy)
+
+
 def _can_win_by_rank(ranks: list[int], enemy: list[int]) -> bool:
     """SPEC's DARK battles by rank, written here: higher takes lower, equal ranks trade,
     the Rat (1) takes the Elephant (8), which cannot take it."""
     if not ranks or not enemy:
         return bool(ranks)
-    cover = all(any(x == r or _takes(r, x) for r in ranks) for x in enemy)
-    return cover and (len(ranks) > len(enemy) or any(_takes(r, x) for r in ranks for x in enemy))
+    return _covers(ranks, enemy) and (
+        len(ranks) > len(enemy) or any(_takes(r, x) for r in ranks for x in enemy)
+    )
 
 
 def _can_win_counting_trades(ranks: list[int], enemy: list[int]) -> bool:
@@ -72,7 +78,7 @@ def _can_win_counting_trades(ranks: list[int], enemy: list[int]) -> bool:
     removed only by a trade, which costs one piece each; one must be left after them."""
     if not ranks or not enemy:
         return bool(ranks)
-    if not all(any(x == r or _takes(r, x) for r in ranks) for x in enemy):
+    if not _covers(ranks, enemy):
         return False
     return len(ranks) > sum(not any(_takes(r, x) for r in ranks) for x in enemy)
 
