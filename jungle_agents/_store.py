@@ -31,6 +31,7 @@ __all__ = [
     "GamesFile",
     "iter_resumable_games",
     "load_games",
+    "load_runs",
     "open_run",
     "resumable_games",
     "run_header",
@@ -88,6 +89,62 @@ def load_games(path: str | os.PathLike[str]) -> tuple[dict[str, Any] | None, lis
         else:
             header = item
     return header, games
+
+
+def load_runs(paths: Sequence[str | os.PathLike[str]]) -> list[GameResult]:
+    """The games of several games files as one set, for one report over all of them
+    (``jungle report``; :func:`summarize` then fits one Elo list to every pair met).
+
+    Each pair keeps the orientation it is first met in: a game of ``(B, A)`` read after
+    ``(A, B)``'s is counted as ``(A, B)``'s, its index's parity flipped so that A's
+    seat still matches its record (``record.players`` is untouched). Raises
+    :class:`RecordError`, naming the file, when a file is missing or holds no games,
+    when the games are of two rule sets, or when one game is read twice (the same pair,
+    index and game seed: the same file given twice, or the same run copied).
+
+    >>> import tempfile, os
+    >>> from jungle_core import DARK
+    >>> from jungle_agents.arena import play_match
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     one, two = os.path.join(d, "1.jsonl"), os.path.join(d, "2.jsonl")
+    ...     _ = play_match(DARK, "random", "greedy", 2, workers=1, out=one)
+    ...     _ = play_match(DARK, "greedy", "random", 2, workers=1, out=two)
+    ...     games = load_runs([one, two])
+    >>> sorted({g.pair for g in games}), len(games)
+    ([('random', 'greedy')], 4)
+    """
+    games: list[GameResult] = []
+    pairs: set[tuple[str, str]] = set()
+    seen: set[tuple[tuple[str, str], int, int]] = set()
+    rules: Rules | None = None
+    for path in paths:
+        if not Path(path).is_file():
+            raise RecordError(f"{path}: no such games file")
+        _, run = load_games(path)
+        if not run:
+            raise RecordError(f"{path}: no games")
+        for read in run:
+            game = read
+            if rules is None:
+                rules = game.record.rules
+            elif game.record.rules != rules:
+                raise RecordError(
+                    f"{path}: game {game.index} of {game.pair} is of {game.record.rules.name}"
+                    f" rules, the games before it of {rules.name}"
+                )
+            a, b = game.pair
+            if (a, b) not in pairs and (b, a) in pairs:
+                game = GameResult((b, a), read.index ^ 1, read.record)
+            pairs.add(game.pair)
+            key = (game.pair, game.index, game.record.seed)
+            if key in seen:
+                raise RecordError(
+                    f"{path}: game {game.index} of {game.pair} (game seed {game.record.seed})"
+                    " was read already"
+                )
+            seen.add(key)
+            games.append(game)
+    return games
 
 
 def run_header(

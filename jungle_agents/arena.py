@@ -10,7 +10,8 @@
 - :func:`summarize` turns games into per-pair results (W/D/L, score as first and second
   player, mean length, decision latency mean and 95th percentile) and Elo ratings fitted
   by maximum likelihood (:func:`fit_elo`); :func:`format_report`, :func:`write_csv`,
-  :func:`write_markdown` and :func:`plot_heatmap` present them.
+  :func:`write_markdown` and :func:`plot_heatmap` present them; :func:`load_runs` reads
+  several games files as one set (one Elo list over matches played apart).
 - :func:`compare_runs` sets one run's A against another's (a screen against its
   baseline): game by game where the runs share their deals (``deals="duplicate"`` and
   one seed), else by the means, with a 95 % interval.
@@ -75,7 +76,7 @@ from jungle_agents._stats import (
     fit_elo,
     summarize,
 )
-from jungle_agents._store import iter_resumable_games, load_games, resumable_games
+from jungle_agents._store import iter_resumable_games, load_games, load_runs, resumable_games
 
 __all__ = [
     "DEALS",
@@ -100,6 +101,7 @@ __all__ = [
     "iter_resumable_games",
     "load_games",
     "load_record",
+    "load_runs",
     "moves_text",
     "pair_rows",
     "play_game",

@@ -4,10 +4,11 @@ It sits at the top of the dependency graph (it may import every package), so it 
 a module of its own. Each sub-command is a function that tests call directly.
 
 Sub-commands: ``demo`` (one random game), ``perft``, ``show``, ``endgame`` (the exact
-value of a face-up DARK endgame), ``agents`` (the agent
-kinds and their parameters), ``match``, ``tournament``, ``play`` (a human against an
-agent), ``replay``, ``serve`` (the browser page); the training commands ``train``,
-``plot`` and ``ablate`` live in :mod:`jungle_cli._train`.
+value of a face-up DARK endgame), ``agents`` (the agent kinds and their parameters),
+``match``, ``tournament``, ``compare``, ``report`` (one report and Elo list over several
+games files), ``play`` (a human against an agent), ``replay``, ``serve`` (the browser
+page); the training commands ``train``, ``plot`` and ``ablate`` live in
+:mod:`jungle_cli._train`.
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ from jungle_agents.arena import (
     import_plugins,
     iter_resumable_games,
     load_games,
+    load_runs,
     plot_heatmap,
     round_robin,
+    summarize,
     write_csv,
     write_markdown,
 )
@@ -200,6 +203,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    games = load_runs(args.files)
+    print(f"{len(games)} games from {len(args.files)} file(s)")
+    print(format_report(summarize(games), markdown=args.markdown))
+    return 0
+
+
 def _cmd_tournament(args: argparse.Namespace) -> int:
     rules = jc.rules_by_name(args.rules)
     specs = [s for group in args.agents for s in split_agent_specs(group)]
@@ -357,6 +367,16 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("x", help="games file of the run to test (one pair)")
     compare.add_argument("y", help="games file of the baseline run (one pair)")
     compare.set_defaults(func=_cmd_compare)
+
+    report = sub.add_parser(
+        "report",
+        help="one report over the games of several games files: every pair's results and "
+        "one Elo list fitted to all of them (matches played apart, joined by the agents "
+        "they share)",
+    )
+    report.add_argument("files", nargs="+", help="games files (JSON Lines) of one rule set")
+    report.add_argument("--markdown", action="store_true", help="Markdown tables")
+    report.set_defaults(func=_cmd_report)
 
     play = sub.add_parser("play", help="play against an agent in the terminal")
     play.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
