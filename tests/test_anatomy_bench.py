@@ -83,6 +83,25 @@ def _can_win_counting_trades(ranks: list[int], enemy: list[int]) -> bool:
     return len(ranks) > sum(not any(_takes(r, x) for r in ranks) for x in enemy)
 
 
+def test_counting_trades_changes_only_a_lone_piece() -> None:
+    """Over every two sets of DARK ranks (each side holds one piece of each rank at
+    most), counting the trades changes the answer only for a side down to one piece: an
+    enemy piece none of a side's takes must equal its highest rank (or be the Rat, where
+    the side holds only its Rat and Elephant), so two pieces or more always hold more than
+    such enemies. Hence ``azero:count_trades`` moves the search's bounds only where one
+    side has a lone piece."""
+    sets = [[r for r in range(1, 9) if mask >> (r - 1) & 1] for mask in range(256)]
+    differ = 0
+    for ranks in sets:
+        for enemy in sets:
+            sharp, plain = _can_win_counting_trades(ranks, enemy), _can_win_by_rank(ranks, enemy)
+            assert plain or not sharp
+            if sharp != plain:
+                differ += 1
+                assert len(ranks) == 1, (ranks, enemy)
+    assert differ
+
+
 def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -> None:
     """``can_still_win`` (pure, by the battle table) equals the same rule written by rank
     here and ``jungle_train._hand_value.winning_material`` on the JAX core (what
