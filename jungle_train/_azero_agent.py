@@ -91,7 +91,8 @@ material can no longer win is valued at most a draw (``dead_draw``'s, 0 without 
 and its opponent at least one (:attr:`SearchConfig.draw_bounds`);
 ``count_trades`` (DARK, a flag; with ``dead_draw`` or ``draw_bounds``): their test of
 whether a side's material can still win counts the trades, each enemy piece none of
-the side's takes costing it a piece (:attr:`SearchConfig.count_trades`);
+the side's takes costing it a piece (:attr:`SearchConfig.count_trades`; it differs
+only for a side down to one piece);
 ``risk`` (DARK, in [0, 1)): in the searches of the decisions taken while some piece is
 still face down, every leaf value that favours the agent keeps only ``1 - risk`` of
 itself (:attr:`SearchConfig.risk`: a concave utility, so the chance phase prefers a
