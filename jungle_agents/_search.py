@@ -120,9 +120,7 @@ class Searcher(DarkFrontierSearch):
         cfg = self.config
         max_depth = cfg.depth if depth is None else depth
         start = time.perf_counter()
-        self.nodes = 0
-        self._tt.clear()
-        self._move_order.history.clear()
+        self._fresh()
         actions = list(legal_actions(state))
         if not actions:
             raise ValueError("the player to move has no legal action")
@@ -168,11 +166,32 @@ class Searcher(DarkFrontierSearch):
         >>> Searcher(DARK, 0, SearchConfig()).value(s, 2)
         37.0
         """
+        self._fresh()
+        return self._value(state, depth, -INF, INF)
+
+    def action_values(self, state: State, depth: int) -> dict[int, float]:
+        """Every legal action's exact value at ``depth`` for the searcher's player (to
+        move in ``state``), each searched with a full window; no time limit. The largest
+        is :meth:`value`'s; a search's root keeps exact values only near the best, so
+        this is for analysis (how far an action falls short of the best), not for play.
+
+        >>> from jungle_core import DARK, from_fen
+        >>> s = from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -")   # E on a1 takes the w on b1
+        >>> values = Searcher(DARK, 0, SearchConfig(depth=1)).action_values(s, 1)
+        >>> values[56 + 3] == WIN, max(values, key=values.__getitem__) == 56 + 3
+        (True, True)
+        """
+        if state.to_move != self.player:
+            raise ValueError(f"player {state.to_move} is to move, not the searcher's {self.player}")
+        self._fresh()
+        return {a: self._action(state, a, depth, -INF, INF) for a in legal_actions(state)}
+
+    def _fresh(self) -> None:
+        """Forget the previous search: node count, transposition table, history."""
         self.nodes = 0
         self._tt.clear()
         self._move_order.history.clear()
         self._deadline = INF
-        return self._value(state, depth, -INF, INF)
 
     # ------------------------------------------------------------------ nodes
 
