@@ -40,10 +40,13 @@ from jungle_agents.arena import GameResult, load_games, replay
 from jungle_core import DARK, legal_actions
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from endgames import piece_counts  # a sibling script (benchmarks/ is not a package)
+from anatomy import ACTION_KINDS, action_kind  # sibling scripts (benchmarks/ is not a package)
+from endgames import piece_counts
 
-Decision = tuple[int, bool, float, int]
-"""One decision: ``(ply, some piece face down, gap, lead change over the next plies)``."""
+Decision = tuple[int, bool, float, int, str, str]
+"""One decision: ``(ply, some piece face down, gap, lead change over the next plies,
+the kind of the action played, the kind of minimax's best)`` (kinds:
+:func:`anatomy.action_kind`)."""
 
 GAPS = (0.0, 1e-6, 5.0, 15.0, 30.0, 60.0)
 """The lower ends of the gap buckets (the first holds only the agreed decisions)."""
@@ -52,15 +55,16 @@ GAPS = (0.0, 1e-6, 5.0, 15.0, 30.0, 60.0)
 def decisions(game: GameResult, agent: str, depth: int = 3, plies: int = 3) -> list[Decision]:
     """The agent's decisions in ``game`` with two or more legal actions (none if it did
     not play): ply, whether some piece was face down, the gap to minimax's best value at
-    ``depth``, and the agent's piece lead change over the next ``plies`` plies (to the
-    game's end where it ends sooner).
+    ``depth``, the agent's piece lead change over the next ``plies`` plies (to the
+    game's end where it ends sooner), and the kinds (reveal, bump, attack, quiet) of the
+    action played and of minimax's best (the first found of its best).
 
     >>> from jungle_agents.arena import load_games, play_match
     >>> import os, tempfile
     >>> path = os.path.join(tempfile.mkdtemp(), "g.jsonl")
     >>> _ = play_match(DARK, "minimax:depth=1", "random", 1, seed=3, workers=1, out=path)
     >>> rows = decisions(load_games(path)[1][0], "minimax:depth=1", depth=1)
-    >>> all(gap <= 2 for _, _, gap, _ in rows)  # minimax agrees with itself, to its margin
+    >>> all(row[2] <= 2 for row in rows)  # minimax agrees with itself, to its margin
     True
     """
     players = game.record.players
@@ -74,11 +78,14 @@ def decisions(game: GameResult, agent: str, depth: int = 3, plies: int = 3) -> l
         if state.to_move != seat or len(legal_actions(state)) < 2:
             continue
         values = searcher.action_values(state, depth)
-        gap = max(values.values()) - values[game.record.actions[ply]]
+        played = game.record.actions[ply]
+        best = max(values, key=values.__getitem__)
+        gap = values[best] - values[played]
         before = piece_counts(state)
         after = piece_counts(states[min(ply + plies, len(states) - 1)])
         change = (after[seat] - after[1 - seat]) - (before[seat] - before[1 - seat])
-        rows.append((ply, bool(state.face_down_mask), gap, change))
+        kinds = action_kind(state, played), action_kind(state, best)
+        rows.append((ply, bool(state.face_down_mask), gap, change, *kinds))
     return rows
 
 
@@ -94,10 +101,13 @@ def _label(i: int) -> str:
     return f"{GAPS[i]:g} to {high}" if i > 1 else f"0 to {high}"
 
 
-def format_opinion(games: Iterable[tuple[str, Sequence[Decision]]]) -> str:
-    """The tables of the script from ``(result W/D/L, the game's decisions)`` pairs.
+def format_opinion(games: Iterable[tuple[str, Sequence[Decision]]], differ: float = 15.0) -> str:
+    """The tables of the script from ``(result W/D/L, the game's decisions)`` pairs; the
+    last sorts the decisions with a gap of ``differ`` or more by the kind of the action
+    played and of minimax's best.
 
-    >>> print(format_opinion([("W", [(0, True, 0.0, 1), (2, False, 40.0, -1)])]))
+    >>> rows = [(0, True, 0.0, 1, "bump", "bump"), (2, False, 40.0, -1, "quiet", "attack")]
+    >>> print(format_opinion([("W", rows)]))
     gap, decisions, the lead change over the next plies: mean, share <= -1, share >= +1
     while some piece is face down:
       0 (agreed)        1  +1.000  0.000  1.000
@@ -107,13 +117,18 @@ def format_opinion(games: Iterable[tuple[str, Sequence[Decision]]]) -> str:
       gap >= 15   1-0-0 with, 0-0-0 without
       gap >= 30   1-0-0 with, 0-0-0 without
       gap >= 60   0-0-0 with, 1-0-0 without
+    gap >= 15: the kind played, the kind of minimax's best, decisions, mean lead change
+    while some piece is face down:
+    after:
+      quiet  attack       1  -1.000
     """
     games = list(games)
     lines = ["gap, decisions, the lead change over the next plies: mean, share <= -1, share >= +1"]
-    for face_down, title in ((True, "while some piece is face down"), (False, "after")):
+    phases = ((True, "while some piece is face down"), (False, "after"))
+    for face_down, title in phases:
         tally: dict[int, list[int]] = collections.defaultdict(lambda: [0, 0, 0, 0])
         for _, rows in games:
-            for _, down, gap, change in rows:
+            for _, down, gap, change, _, _ in rows:
                 if down == face_down:
                     t = tally[_bucket(gap)]
                     t[0] += 1
@@ -130,9 +145,26 @@ def format_opinion(games: Iterable[tuple[str, Sequence[Decision]]]) -> str:
         "games with a decision this far from minimax's best, by result: W-D-L with, W-D-L without"
     )
     for low in (15, 30, 60):
-        count = collections.Counter((r, any(g >= low for _, _, g, _ in rows)) for r, rows in games)
+        count = collections.Counter((r, any(row[2] >= low for row in rows)) for r, rows in games)
         with_, without = ("-".join(str(count[(r, flag)]) for r in "WDL") for flag in (True, False))
         lines.append(f"  gap >= {low:<4} {with_} with, {without} without")
+    lines.append(
+        f"gap >= {differ:g}: the kind played, the kind of minimax's best, decisions, "
+        "mean lead change"
+    )
+    order = {kind: i for i, kind in enumerate(ACTION_KINDS)}
+    for face_down, title in phases:
+        kinds: dict[tuple[str, str], list[int]] = collections.defaultdict(lambda: [0, 0])
+        for _, rows in games:
+            for _, down, gap, change, played, best in rows:
+                if down == face_down and gap >= differ:
+                    kinds[(played, best)][0] += 1
+                    kinds[(played, best)][1] += change
+        lines.append(f"{title}:")
+        for (played, best), (n, total) in sorted(
+            kinds.items(), key=lambda kv: (order[kv[0][0]], order[kv[0][1]])
+        ):
+            lines.append(f"  {played:<6} {best:<7} {n:>5}  {total / n:+.3f}")
     return "\n".join(lines)
 
 

@@ -65,17 +65,21 @@ def test_decisions_measure_the_gap_and_the_lead_change(tmp_path: Path) -> None:
         seat = game.record.players.index("random")
         states = replay(game.record)
         mine = [p for p, s in enumerate(states[:-1]) if s.to_move == seat]
-        assert [p for p, _, _, _ in rows] == [p for p in mine if len(legal_actions(states[p])) > 1]
-        for ply, down, gap, change in rows:
+        assert [row[0] for row in rows] == [p for p in mine if len(legal_actions(states[p])) > 1]
+        for ply, down, gap, change, played, best in rows:
             state = states[ply]
             assert down == bool(state.face_down_mask)
             values = Searcher(DARK, seat, SearchConfig(depth=1)).action_values(state, 1)
             assert gap == pytest.approx(max(values.values()) - values[game.record.actions[ply]])
+            assert played == bench.action_kind(state, game.record.actions[ply])
+            assert best in {
+                bench.action_kind(state, a) for a, v in values.items() if v == max(values.values())
+            }
             later = states[min(ply + 3, len(states) - 1)]
             (a0, b0), (a1, b1) = (bench.piece_counts(s) for s in (state, later))
             lead = (a1 - b1) - (a0 - b0)
             assert change == (lead if seat == 0 else -lead)
-        assert any(gap > 0 for _, _, gap, _ in rows), "random always chose minimax's best"
+        assert any(row[2] > 0 for row in rows), "random always chose minimax's best"
         winner = game.record.winner
         results.append(("D" if winner is None else "W" if winner == seat else "L", rows))
     assert bench.decisions(games[0], "minimax:depth=9") == []  # not a player
@@ -83,6 +87,8 @@ def test_decisions_measure_the_gap_and_the_lead_change(tmp_path: Path) -> None:
     counted = 0
     for line in text.splitlines():
         parts = line.split()
+        if line.startswith("gap >= "):
+            break  # the kinds' table
         if line.startswith("  ") and not line.startswith("  gap >="):
             counted += int(parts[-4])
     assert counted == sum(len(rows) for _, rows in results)
