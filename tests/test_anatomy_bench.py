@@ -3,6 +3,7 @@ count over the replayed games."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 from jungle_agents.arena import load_games, play_match, replay
@@ -223,3 +224,46 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
     assert "a bump available at" in text
     assert "face-up pieces a decision" in text
     assert want["agent"]["beside"] + want["opponent"]["beside"] > 0, "nobody beside a face-down"
+
+
+def test_kept_draws_read_the_tables_where_the_quiet_run_enters_them(tmp_path: Path) -> None:
+    """Every no-removal draw in which the agent's means to win were never ended is sorted
+    once: beyond the tables where the position before the last move has more than four
+    pieces or one face down, else by the tables' value for the agent at the later of the
+    last removal and the last piece turning face up (the run's material is fixed, so that
+    is where it enters them)."""
+    from jungle_agents.endgame import EndgameTables
+
+    bench = load_benchmark("anatomy")
+    path = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 20, seed=2, workers=1, out=path)
+    _, games = load_games(path)
+    tables = EndgameTables(4)
+    want: dict[str, int] = {}
+    for game in games:
+        if game.record.reason != "no_removal_limit":
+            continue
+        seat = game.record.players.index("greedy")
+        states = replay(game.record)
+        if any(
+            bench.can_still_win(a, seat) and not bench.can_still_win(b, seat)
+            for a, b in itertools.pairwise(states)
+        ):
+            continue
+        before = states[-2]
+        if before.face_down_mask or sum(bench.piece_counts(before)) > 4:
+            kind = "beyond the tables"
+        else:
+            removal = len(states) - 1 - states[-1].plies_since_removal
+            face_up = next(i for i, s in enumerate(states) if not s.face_down_mask)
+            enter = states[max(removal, face_up)]
+            probe = tables.probe(enter)
+            assert probe is not None
+            value = probe.result if enter.to_move == seat else -probe.result
+            kind = {1: "win", 0: "draw", -1: "loss"}[value]
+        want[kind] = want.get(kind, 0) + 1
+    assert want.get("beyond the tables") and sum(want.values()) > want["beyond the tables"], want
+    assert dict(bench.kept_draws(games, "greedy", tables)) == want
+    assert bench.kept_draws(games, "minimax:depth=9", tables) == {}
+    text = bench.format_kept_draws(bench.kept_draws(games, "greedy", tables))
+    assert text.splitlines()[1].startswith("  draw ")
