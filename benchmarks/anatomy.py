@@ -37,7 +37,7 @@ them): the tables' value for the agent where the last quiet run enters them, or 
 the tables (more pieces, or one face down). On that agent's 400 fresh deals (seeds 11
 and 12) it kept its means in 19 no-removal draws: 12 table draws, 4 table losses the
 opponent did not convert, no table win, and 3 beyond the tables, the only ones a knob
-that presses the side ahead could still have won. Against Greedy (66 games) all 26 of
+that presses the side ahead could still have won. Against Greedy (100 games) all 36 of
 its draws were beyond the tables.
 
 Last, what each side did while pieces were face down (:func:`chance_actions`): per game,
