@@ -268,7 +268,7 @@ def kept_draws(
             continue
         seat = players.index(agent)
         states = replay(game.record)
-        if _means_ended(states, seat, "D", False)[0:2] != (None, "kept D"):
+        if _means_ended(states, seat, "D", False) != (None, "kept D"):
             continue
         if not tables.covers(states[-2]):
             kinds["beyond the tables"] += 1
@@ -283,7 +283,7 @@ def kept_draws(
 
 
 def format_kept_draws(kinds: collections.Counter[str], pieces: int = 4) -> str:
-    """:func:`kept_draws` on one line.
+    """:func:`kept_draws` as two lines: a title, then the count of each kind.
 
     >>> import collections
     >>> print(format_kept_draws(collections.Counter({"draw": 3, "beyond the tables": 1})))
