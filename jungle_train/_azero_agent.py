@@ -89,7 +89,11 @@ such as one Elephant against one), with no cost on the clock
 ``draw_bounds`` (DARK, a flag; not with ``contempt``): inside the search a side whose
 material can no longer win is valued at most a draw (``dead_draw``'s, 0 without it),
 and its opponent at least one (:attr:`SearchConfig.draw_bounds`);
-``count_trades`` (DARK, a flag; with ``dead_draw`` or ``draw_bounds``): their test of
+``press`` (DARK, in [0, 1); not with ``contempt``): ``contempt``'s charge on the
+no-removal clock without its draw, made only in searched positions where the agent's
+material can still win, so that it combines with ``dead_draw`` and ``draw_bounds``
+(:attr:`SearchConfig.press`; measured in the README);
+``count_trades`` (DARK, a flag; with ``dead_draw``, ``draw_bounds`` or ``press``): their test of
 whether a side's material can still win counts the trades, each enemy piece none of
 the side's takes costing it a piece (:attr:`SearchConfig.count_trades`; it differs
 only for a side down to one piece);
@@ -193,6 +197,7 @@ class AZeroAgent:
         contempt: float = 0.0,
         dead_draw: float = 0.0,
         draw_bounds: bool = False,
+        press: float = 0.0,
         count_trades: bool = False,
         face_down_simulations: int = 0,
         face_down_minimax: float = 0.0,
@@ -273,8 +278,17 @@ class AZeroAgent:
         if draw_bounds and contempt:
             raise ValueError("draw_bounds does not combine with contempt")
         self._draw_bounds = bool(draw_bounds)
-        if count_trades and not (dead_draw or draw_bounds):
-            raise ValueError("count_trades sharpens dead_draw's or draw_bounds' test: set one")
+        if not 0.0 <= press < 1.0:
+            raise ValueError(f"press must be in [0, 1), not {press}")
+        if press and not rules.is_dark:
+            raise ValueError(f"press is for DARK rules, not {rules.name}")
+        if press and contempt:
+            raise ValueError("press does not combine with contempt")
+        self._press = float(press)
+        if count_trades and not (dead_draw or draw_bounds or press):
+            raise ValueError(
+                "count_trades sharpens dead_draw's, draw_bounds' or press' test: set one"
+            )
         self._count_trades = bool(count_trades)
         if not 0.0 <= risk < 1.0:
             raise ValueError(f"risk must be in [0, 1), not {risk}")
@@ -404,6 +418,7 @@ class AZeroAgent:
         label += f",contempt={contempt:g}" if contempt else ""
         label += f",dead_draw={dead_draw:g}" if dead_draw else ""
         label += ",draw_bounds=1" if draw_bounds else ""
+        label += f",press={press:g}" if press else ""
         label += ",count_trades=1" if count_trades else ""
         label += f",risk={risk:g}" if risk else ""
         label += f",face_down_simulations={face_down_simulations}" if face_down_simulations else ""
@@ -516,6 +531,7 @@ class AZeroAgent:
             contempt=self._contempt,
             dead_draw=self._dead_draw,
             draw_bounds=self._draw_bounds,
+            press=self._press,
             count_trades=self._count_trades,
             risk=risk,
             slots=True,  # the same search on a narrower tree

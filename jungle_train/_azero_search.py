@@ -251,28 +251,36 @@ class _Model:
         self.slots = (DARK_SLOTS if dark else CLASSIC_SLOTS) if config.slots else 0
         # the width of a decision node's action axis in the tree
         self.width = self.slots or self.num_actions
-        # with contempt, dead_draw, draw_bounds or risk the search's params are (evaluator
+        # with contempt, dead_draw, draw_bounds, press or risk the search's params are (evaluator
         # params, root mover int32[B])
         self.contempt = config.contempt
         self.dead_draw = config.dead_draw
         self.draw_bounds = config.draw_bounds
         self.count_trades = config.count_trades
         self.risk = config.risk
-        self.rooted = bool(config.contempt or config.dead_draw or config.draw_bounds or config.risk)
+        self.rooted = bool(
+            config.contempt or config.dead_draw or config.draw_bounds or config.press or config.risk
+        )
+        # contempt's clock, or press' (the same charge, only where the root's mover can win)
+        self.pressed = bool(config.press)
         self.clock_cost = (
-            config.contempt / env.rules.no_removal_limit if env.rules.no_removal_limit else 0.0
+            (config.contempt or config.press) / env.rules.no_removal_limit
+            if env.rules.no_removal_limit
+            else 0.0
         )
 
     def with_root(self, params: Any, states: JaxState) -> Any:
-        """What the search hands mctx as ``params``: the evaluator's, and with contempt
-        or risk the root's mover (``int32[B]``), which the recurrent functions read back."""
+        """What the search hands mctx as ``params``: the evaluator's, and with contempt,
+        dead_draw, draw_bounds, press or risk the root's mover (``int32[B]``), which the
+        recurrent functions read back."""
         return (params, states.current_player) if self.rooted else params
 
     def _evaluate(self, params: Any, states: JaxState) -> Evaluation:
         """The evaluator's view of ``states``, with contempt's clock cost (each value
         less ``clock_cost * plies_since_removal`` for the root's mover, more for the
-        other), dead_draw's value of a dead draw (``-dead_draw`` for the root's mover,
-        where neither side's material can win), draw_bounds' bounds (at most that draw's
+        other; press': the same, only where the root's mover's material can win),
+        dead_draw's value of a dead draw (``-dead_draw`` for the root's mover, where
+        neither side's material can win), draw_bounds' bounds (at most that draw's
         value for a mover whose material cannot win, at least it where the opponent's
         cannot) and then risk's shrink (each value that favours the root's mover times
         ``1 - risk``)."""
@@ -282,15 +290,18 @@ class _Model:
         ev = self.evaluate(inner, states)
         sign = jnp.where(states.current_player == root, 1.0, -1.0)
         value, afterstate = ev.value, ev.afterstate
-        if self.clock_cost:
-            cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
-            value, afterstate = value - cost, afterstate - cost[:, None]
-        if self.dead_draw or self.draw_bounds:
+        if self.dead_draw or self.draw_bounds or self.pressed:
             can_win = jax.vmap(
                 functools.partial(winning_material, self.env.rules, trades=self.count_trades)
             )
             mover = states.current_player
             mine, theirs = can_win(states, mover), can_win(states, 1 - mover)
+        if self.clock_cost:
+            cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
+            if self.pressed:  # only while the root's mover can still win
+                cost = jnp.where(jnp.where(mover == root, mine, theirs), cost, 0.0)
+            value, afterstate = value - cost, afterstate - cost[:, None]
+        if self.dead_draw or self.draw_bounds:
             drawn = -self.dead_draw * sign  # a draw's value for the player to move
             # a draw's value bounds the value from above where the mover cannot win, from
             # below where the opponent cannot (draw_bounds; pieces only leave, so the
@@ -526,6 +537,7 @@ def make_search(
         ("contempt", config.contempt),
         ("dead_draw", config.dead_draw),
         ("draw_bounds", config.draw_bounds),
+        ("press", config.press),
         ("count_trades", config.count_trades),
         ("risk", config.risk),
         ("qtransform", config.qtransform != "siblings"),

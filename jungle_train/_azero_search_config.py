@@ -121,8 +121,19 @@ class SearchConfig:
     cannot become a win (an enemy Lion none of the side's pieces can remove) then counts
     for nothing, and trading into one is seen as giving the win away. False: off; not
     with :attr:`contempt`."""
+    press: float = 0.0
+    """DARK: :attr:`contempt`'s clock without its draw, charged only while the root's
+    mover can still win: every evaluated position in which the root's mover's material
+    can still win (:func:`jungle_train._hand_value.winning_material`) loses
+    ``press * plies_since_removal / no_removal_limit`` for the root's mover (gains it for
+    the other), and every other position keeps its value. The search then hurries a
+    side that can win toward a removal and leaves one that cannot (which only a draw
+    awaits) to play as before; a finished game's draw costs nothing here (with
+    :attr:`dead_draw`, that). It combines with :attr:`dead_draw` and
+    :attr:`draw_bounds` (their bounds apply after the charge). 0: off; not with
+    :attr:`contempt`."""
     count_trades: bool = False
-    """DARK, with :attr:`dead_draw` or :attr:`draw_bounds`: their test of whether a
+    """DARK, with :attr:`dead_draw`, :attr:`draw_bounds` or :attr:`press`: their test of whether a
     side's material can still win counts the trades
     (:func:`jungle_train._hand_value.winning_material` with ``trades``): an enemy piece
     none of the side's pieces takes can only be traded with, at the cost of a piece, so
@@ -238,9 +249,11 @@ class SearchConfig:
                 not (self.draw_bounds and self.contempt),
                 "draw_bounds does not combine with contempt",
             ),
+            (0.0 <= self.press < 1.0, "press must be in [0, 1)"),
+            (not (self.press and self.contempt), "press does not combine with contempt"),
             (
-                not self.count_trades or bool(self.dead_draw or self.draw_bounds),
-                "count_trades sharpens dead_draw's or draw_bounds' test: set one of them",
+                not self.count_trades or bool(self.dead_draw or self.draw_bounds or self.press),
+                "count_trades sharpens dead_draw's, draw_bounds' or press' test: set one of them",
             ),
             (0.0 <= self.risk < 1.0, "risk must be in [0, 1)"),
             # "expected" adds its material change to a chance node's value after the

@@ -221,10 +221,17 @@ def register_azero() -> None:
                 "valued at most a draw (worth -dead_draw to the agent) and its opponent at "
                 "least one (not with contempt)",
             ),
+            "press": Param(
+                float,
+                0.0,
+                "DARK: contempt's charge on the no-removal clock without its draw, made only "
+                "in searched positions where the agent's material can still win (combines "
+                "with dead_draw and draw_bounds; 0: off; not with contempt)",
+            ),
             "count_trades": Param(
                 bool,
                 False,
-                "DARK, with dead_draw or draw_bounds: their test of whether a side's "
+                "DARK, with dead_draw, draw_bounds or press: their test of whether a side's "
                 "material can still win counts the trades (an enemy piece none of the "
                 "side's takes costs it a piece in a trade)",
             ),

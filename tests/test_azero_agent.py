@@ -62,6 +62,9 @@ def test_azero_agent_options_are_checked() -> None:
         ("azero:dead_draw=0.1,contempt=0.1", DARK, "dead_draw"),
         ("azero:draw_bounds=1", CLASSIC, "draw_bounds"),
         ("azero:draw_bounds=1,contempt=0.1", DARK, "draw_bounds"),
+        ("azero:press=1", DARK, "press"),
+        ("azero:press=0.1", CLASSIC, "press"),
+        ("azero:press=0.1,contempt=0.1", DARK, "press"),
         ("azero:count_trades=1", DARK, "count_trades"),
         ("azero:risk=1", DARK, "risk"),
         ("azero:risk=0.5", CLASSIC, "risk"),
@@ -74,7 +77,12 @@ def test_azero_agent_options_are_checked() -> None:
     assert isinstance(agent, AZeroAgent)
     assert agent.prior == "dqn" and "tau=2" in agent.name and "hunt=0.02" in agent.name
     options = ("cover=1", "capture=0.5", "chance_order=shuffled", "chance_order=stratified")
-    bounds = ("dead_draw=0.1", "draw_bounds=1", "dead_draw=0.1,count_trades=1")
+    bounds = (
+        "dead_draw=0.1",
+        "draw_bounds=1",
+        "dead_draw=0.1,count_trades=1",
+        "dead_draw=0.1,draw_bounds=1,press=0.1",
+    )
     for option in (*options, "pb_c=2.5", "contempt=0.1", *bounds):
         playing = make_agent(f"azero:simulations=4,{option}", DARK)
         assert option in playing.name
@@ -313,6 +321,44 @@ def test_draw_bounds_cap_a_side_that_cannot_win_at_a_draw(dead_draw: float) -> N
         SearchConfig(draw_bounds=True, contempt=0.1)
     with pytest.raises(ValueError, match="draw_bounds"):
         make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(draw_bounds=True))
+
+
+def test_press_charges_the_clock_only_where_the_root_mover_can_win() -> None:
+    """``press``: contempt's clock charge (``press * plies_since_removal / limit`` off
+    the root's mover's value, onto the other's) where the root's mover's material can
+    still win, none where it cannot; with ``draw_bounds`` the bounds hold after the
+    charge (zero and constant evaluators: the values are these alone)."""
+    env = make(DARK)
+    pictures = [(LIVE, 0), (LIVE, 1), (ONE_SIDED, 0), (ONE_SIDED, 1)]
+    states = jax.tree.map(
+        lambda *xs: jnp.stack(xs),
+        *(env.from_state(position(p, DARK, to_move=m, since=50)) for p, m in pictures),
+    )
+    charge = 0.2 * 50 / DARK.no_removal_limit
+    model = _Model(env, zero_evaluator(env.num_actions), SearchConfig(press=0.2))
+    # player 0's search: in ONE_SIDED its Tiger cannot win, so nothing is charged there
+    ev = model._evaluate((None, jnp.zeros(4, jnp.int32)), states)
+    assert np.asarray(ev.value) == pytest.approx([-charge, charge, 0.0, 0.0])
+    assert np.asarray(ev.afterstate[:, 0]) == pytest.approx([-charge, charge, 0.0, 0.0])
+    # player 1's search: its Elephant can win in both
+    ev = model._evaluate((None, jnp.ones(4, jnp.int32)), states)
+    assert np.asarray(ev.value) == pytest.approx([charge, -charge, charge, -charge])
+    # with the bounds (player 1's search, a draw worth -0.1 to it): the Tiger's side is
+    # capped at the draw after its gain, the Elephant's side floored at it after its loss
+    config = SearchConfig(press=0.2, dead_draw=0.1, draw_bounds=True)
+    root = jnp.ones(4, jnp.int32)
+    for value, want in (
+        (0.5, [0.5 + charge, 0.5 - charge, 0.1, 0.5 - charge]),
+        (-0.5, [-0.5 + charge, -0.5 - charge, -0.5 + charge, -0.1]),
+    ):
+        bounded = _Model(env, constant_evaluator(env.num_actions, value), config)
+        assert np.asarray(bounded._evaluate((None, root), states).value) == pytest.approx(want)
+    with pytest.raises(ValueError, match="press"):
+        SearchConfig(press=0.1, contempt=0.1)
+    with pytest.raises(ValueError, match="press"):
+        SearchConfig(press=1.0)
+    with pytest.raises(ValueError, match="press"):
+        make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(press=0.1))
 
 
 # Player 0's lone Elephant takes the Tiger but must trade with the Elephant: no win once
