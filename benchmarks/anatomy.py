@@ -213,8 +213,7 @@ def anatomy(games: Iterable[GameResult], agent: str) -> Tallies:
         if agent not in players:
             continue
         seat = players.index(agent)
-        winner = game.record.winner
-        result = "D" if winner is None else "W" if winner == seat else "L"
+        result = "LDW"[int(2 * game.record.score(seat))]
         states = replay(game.record)
         face_up: int | None = None
         six: int | None = None

@@ -174,9 +174,8 @@ def format_opinion(games: Iterable[tuple[str, Sequence[Decision]]], differ: floa
 
 
 def _result(game: GameResult, agent: str) -> str:
-    winner = game.record.winner
-    seat = game.record.players.index(agent)
-    return "D" if winner is None else "W" if winner == seat else "L"
+    """``W``, ``D`` or ``L``: ``agent``'s result in ``game``."""
+    return "LDW"[int(2 * game.record.score(game.record.players.index(agent)))]
 
 
 def _one(job: tuple[GameResult, str, int, int]) -> tuple[str, list[Decision]]:
