@@ -93,6 +93,8 @@ and its opponent at least one (:attr:`SearchConfig.draw_bounds`);
 no-removal clock without its draw, made only in searched positions where the agent's
 material can still win, so that it combines with ``dead_draw`` and ``draw_bounds``
 (:attr:`SearchConfig.press`; measured in the README);
+``spare_behind`` (DARK, a flag; with ``press``): no charge either where the agent holds
+fewer pieces than its opponent (:attr:`SearchConfig.spare_behind`);
 ``count_trades`` (DARK, a flag; with ``dead_draw``, ``draw_bounds`` or ``press``): their test of
 whether a side's material can still win counts the trades, each enemy piece none of
 the side's takes costing it a piece (:attr:`SearchConfig.count_trades`; it differs
@@ -198,6 +200,7 @@ class AZeroAgent:
         dead_draw: float = 0.0,
         draw_bounds: bool = False,
         press: float = 0.0,
+        spare_behind: bool = False,
         count_trades: bool = False,
         face_down_simulations: int = 0,
         face_down_minimax: float = 0.0,
@@ -285,6 +288,9 @@ class AZeroAgent:
         if press and contempt:
             raise ValueError("press does not combine with contempt")
         self._press = float(press)
+        if spare_behind and not press:
+            raise ValueError("spare_behind is press': set press")
+        self._spare_behind = bool(spare_behind)
         if count_trades and not (dead_draw or draw_bounds or press):
             raise ValueError(
                 "count_trades sharpens dead_draw's, draw_bounds' or press' test: set one"
@@ -419,6 +425,7 @@ class AZeroAgent:
         label += f",dead_draw={dead_draw:g}" if dead_draw else ""
         label += ",draw_bounds=1" if draw_bounds else ""
         label += f",press={press:g}" if press else ""
+        label += ",spare_behind=1" if spare_behind else ""
         label += ",count_trades=1" if count_trades else ""
         label += f",risk={risk:g}" if risk else ""
         label += f",face_down_simulations={face_down_simulations}" if face_down_simulations else ""
@@ -532,6 +539,7 @@ class AZeroAgent:
             dead_draw=self._dead_draw,
             draw_bounds=self._draw_bounds,
             press=self._press,
+            spare_behind=self._spare_behind,
             count_trades=self._count_trades,
             risk=risk,
             slots=True,  # the same search on a narrower tree

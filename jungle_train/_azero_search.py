@@ -96,6 +96,7 @@ import numpy as np
 from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_train._azero_net import Evaluation
 from jungle_train._azero_search_config import CHANCE_JITTER, SearchConfig, stratified_order
+from jungle_train._board import present
 from jungle_train._hand_value import expected_gain, winning_material
 from jungle_train._mctx_fast import (
     mctx_patches,
@@ -263,6 +264,7 @@ class _Model:
         )
         # contempt's clock, or press' (the same charge, only where the root's mover can win)
         self.pressed = bool(config.press)
+        self.spare_behind = config.spare_behind
         self.clock_cost = (
             (config.contempt or config.press) / env.rules.no_removal_limit
             if env.rules.no_removal_limit
@@ -278,7 +280,8 @@ class _Model:
     def _evaluate(self, params: Any, states: JaxState) -> Evaluation:
         """The evaluator's view of ``states``, with contempt's clock cost (each value
         less ``clock_cost * plies_since_removal`` for the root's mover, more for the
-        other; press': the same, only where the root's mover's material can win),
+        other; press': the same, only where the root's mover's material can win, and
+        with spare_behind holds at least as many pieces as the opponent),
         dead_draw's value of a dead draw (``-dead_draw`` for the root's mover, where
         neither side's material can win), draw_bounds' bounds (at most that draw's
         value for a mover whose material cannot win, at least it where the opponent's
@@ -299,7 +302,13 @@ class _Model:
         if self.clock_cost:
             cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
             if self.pressed:  # only while the root's mover can still win
-                cost = jnp.where(jnp.where(mover == root, mine, theirs), cost, 0.0)
+                pressing = jnp.where(mover == root, mine, theirs)
+                if self.spare_behind:  # and is not behind in pieces
+                    bits = jax.vmap(present)(states)
+                    own = jax.lax.population_count((bits >> (8 * root)) & 0xFF)
+                    other = jax.lax.population_count((bits >> (8 - 8 * root)) & 0xFF)
+                    pressing &= own >= other
+                cost = jnp.where(pressing, cost, 0.0)
             value, afterstate = value - cost, afterstate - cost[:, None]
         if self.dead_draw or self.draw_bounds:
             drawn = -self.dead_draw * sign  # a draw's value for the player to move
@@ -538,6 +547,7 @@ def make_search(
         ("dead_draw", config.dead_draw),
         ("draw_bounds", config.draw_bounds),
         ("press", config.press),
+        ("spare_behind", config.spare_behind),
         ("count_trades", config.count_trades),
         ("risk", config.risk),
         ("qtransform", config.qtransform != "siblings"),

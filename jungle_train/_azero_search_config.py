@@ -132,6 +132,12 @@ class SearchConfig:
     :attr:`dead_draw`, that). It combines with :attr:`dead_draw` and
     :attr:`draw_bounds` (their bounds apply after the charge). 0: off; not with
     :attr:`contempt`."""
+    spare_behind: bool = False
+    """DARK, with :attr:`press`: no charge either where the root's mover holds fewer
+    pieces than its opponent (face-down pieces counted by owner, which is public: the
+    pieces removed are seen). The no-removal clock works for a side behind, which a
+    draw suits; pressed, it hurries into trades that end its means to win (measured in
+    the README). False: :attr:`press` charges wherever the root's mover can win."""
     count_trades: bool = False
     """DARK, with :attr:`dead_draw`, :attr:`draw_bounds` or :attr:`press`: their test of whether a
     side's material can still win counts the trades
@@ -251,6 +257,7 @@ class SearchConfig:
             ),
             (0.0 <= self.press < 1.0, "press must be in [0, 1)"),
             (not (self.press and self.contempt), "press does not combine with contempt"),
+            (not self.spare_behind or bool(self.press), "spare_behind is press': set press"),
             (
                 not self.count_trades or bool(self.dead_draw or self.draw_bounds or self.press),
                 "count_trades sharpens dead_draw's, draw_bounds' or press' test: set one of them",

@@ -228,6 +228,12 @@ def register_azero() -> None:
                 "in searched positions where the agent's material can still win (combines "
                 "with dead_draw and draw_bounds; 0: off; not with contempt)",
             ),
+            "spare_behind": Param(
+                bool,
+                False,
+                "DARK, with press: no charge either where the agent holds fewer pieces than "
+                "its opponent (the clock works for a side behind)",
+            ),
             "count_trades": Param(
                 bool,
                 False,

@@ -65,6 +65,7 @@ def test_azero_agent_options_are_checked() -> None:
         ("azero:press=1", DARK, "press"),
         ("azero:press=0.1", CLASSIC, "press"),
         ("azero:press=0.1,contempt=0.1", DARK, "press"),
+        ("azero:spare_behind=1", DARK, "spare_behind"),
         ("azero:count_trades=1", DARK, "count_trades"),
         ("azero:risk=1", DARK, "risk"),
         ("azero:risk=0.5", CLASSIC, "risk"),
@@ -81,7 +82,7 @@ def test_azero_agent_options_are_checked() -> None:
         "dead_draw=0.1",
         "draw_bounds=1",
         "dead_draw=0.1,count_trades=1",
-        "dead_draw=0.1,draw_bounds=1,press=0.1",
+        "dead_draw=0.1,draw_bounds=1,press=0.1,spare_behind=1",
     )
     for option in (*options, "pb_c=2.5", "contempt=0.1", *bounds):
         playing = make_agent(f"azero:simulations=4,{option}", DARK)
@@ -400,6 +401,34 @@ def test_count_trades_sharpens_the_bounds() -> None:
         assert np.asarray(ev.afterstate[:, 0]) == pytest.approx(want)
     with pytest.raises(ValueError, match="count_trades"):
         SearchConfig(count_trades=True)
+
+
+def test_spare_behind_leaves_a_root_mover_behind_in_pieces_uncharged() -> None:
+    """``spare_behind``: ``press`` charges no clock where the root's mover holds fewer
+    pieces than its opponent, even where its material can win (player 0's lone Elephant
+    against an Elephant and a Tiger: it takes the Tiger, so the looser test says it can),
+    and charges as before where it is level or ahead (zero evaluator)."""
+    env = make(DARK)
+    pictures = [(LONE_ELEPHANT, 0), (LONE_ELEPHANT, 1), (LIVE, 0), (LIVE, 1)]
+    states = jax.tree.map(
+        lambda *xs: jnp.stack(xs),
+        *(env.from_state(position(p, DARK, to_move=m, since=50)) for p, m in pictures),
+    )
+    c = 0.2 * 50 / DARK.no_removal_limit
+    expected = {
+        # (spare_behind, root): the values for the four positions
+        (False, 0): [-c, c, -c, c],
+        (True, 0): [0.0, 0.0, -c, c],  # one piece against two: spared
+        (True, 1): [c, -c, c, -c],  # two against one: charged
+    }
+    for (spare, root), want in expected.items():
+        config = SearchConfig(press=0.2, spare_behind=spare)
+        model = _Model(env, zero_evaluator(env.num_actions), config)
+        ev = model._evaluate((None, jnp.full(4, root, jnp.int32)), states)
+        assert np.asarray(ev.value) == pytest.approx(want)
+        assert np.asarray(ev.afterstate[:, 0]) == pytest.approx(want)
+    with pytest.raises(ValueError, match="spare_behind"):
+        SearchConfig(spare_behind=True)
 
 
 @pytest.mark.parametrize("knob", ["pb_c_face_down=2.5", "face_down_simulations=16", "risk=0.5"])
