@@ -129,15 +129,16 @@ class SearchConfig:
     the other), and every other position keeps its value. The search then hurries a
     side that can win toward a removal and leaves one that cannot (which only a draw
     awaits) to play as before; a finished game's draw costs nothing here (with
-    :attr:`dead_draw`, that). It combines with :attr:`dead_draw` and
+    :attr:`dead_draw`, ``-dead_draw``). It combines with :attr:`dead_draw` and
     :attr:`draw_bounds` (their bounds apply after the charge). 0: off; not with
     :attr:`contempt`."""
     spare_behind: bool = False
     """DARK, with :attr:`press`: no charge either where the root's mover holds fewer
     pieces than its opponent (face-down pieces counted by owner, which is public: the
-    pieces removed are seen). The no-removal clock works for a side behind, which a
-    draw suits; pressed, it hurries into trades that end its means to win (measured in
-    the README). False: :attr:`press` charges wherever the root's mover can win."""
+    pieces removed are seen): the no-removal clock works for a side behind, which a draw
+    suits. Measured in the README with ``press=0.1``: it did not win back the games
+    ``press`` loses from behind. False: :attr:`press` charges wherever the root's mover
+    can win."""
     count_trades: bool = False
     """DARK, with :attr:`dead_draw`, :attr:`draw_bounds` or :attr:`press`: their test of whether a
     side's material can still win counts the trades
