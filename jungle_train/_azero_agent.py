@@ -93,6 +93,9 @@ and its opponent at least one (:attr:`SearchConfig.draw_bounds`);
 no-removal clock without its draw, made only in searched positions where the agent's
 material can still win, so that it combines with ``dead_draw`` and ``draw_bounds``
 (:attr:`SearchConfig.press`; measured in the README);
+``press_face_down`` (DARK, in [0, 1), or -1: ``press``): that charge in the searches
+of the decisions taken while some piece is face down (0: none there, ``press`` only once
+every piece is face up);
 ``spare_behind`` (DARK, a flag; with ``press``): no charge either where the agent holds
 fewer pieces than its opponent (:attr:`SearchConfig.spare_behind`);
 ``count_trades`` (DARK, a flag; with ``dead_draw``, ``draw_bounds`` or ``press``): their test of
@@ -200,6 +203,7 @@ class AZeroAgent:
         dead_draw: float = 0.0,
         draw_bounds: bool = False,
         press: float = 0.0,
+        press_face_down: float = -1.0,
         spare_behind: bool = False,
         count_trades: bool = False,
         face_down_simulations: int = 0,
@@ -288,10 +292,20 @@ class AZeroAgent:
         if press and contempt:
             raise ValueError("press does not combine with contempt")
         self._press = float(press)
-        if spare_behind and not press:
+        if press_face_down != -1.0 and not 0.0 <= press_face_down < 1.0:
+            raise ValueError(
+                f"press_face_down must be in [0, 1) (or -1: press), not {press_face_down}"
+            )
+        if press_face_down > 0 and not rules.is_dark:
+            raise ValueError(f"press_face_down is for DARK rules, not {rules.name}")
+        if press_face_down > 0 and contempt:
+            raise ValueError("press_face_down does not combine with contempt")
+        self._press_face_down = self._press if press_face_down == -1.0 else float(press_face_down)
+        pressed = press or self._press_face_down
+        if spare_behind and not pressed:
             raise ValueError("spare_behind is press': set press")
         self._spare_behind = bool(spare_behind)
-        if count_trades and not (dead_draw or draw_bounds or press):
+        if count_trades and not (dead_draw or draw_bounds or pressed):
             raise ValueError(
                 "count_trades sharpens dead_draw's, draw_bounds' or press' test: set one"
             )
@@ -394,11 +408,13 @@ class AZeroAgent:
             and self.face_down_simulations == self.simulations
             and self._model_face_down == self._model
             and not self._risk
+            and self._press_face_down == self._press
             else self._compile(
                 self.face_down_simulations,
                 self._pb_c_face_down,
                 self._model_face_down,
                 self._risk,
+                self._press_face_down,
             )
         )
         label = f"path={path}" if path else ""
@@ -425,6 +441,7 @@ class AZeroAgent:
         label += f",dead_draw={dead_draw:g}" if dead_draw else ""
         label += ",draw_bounds=1" if draw_bounds else ""
         label += f",press={press:g}" if press else ""
+        label += f",press_face_down={press_face_down:g}" if press_face_down != -1.0 else ""
         label += ",spare_behind=1" if spare_behind else ""
         label += ",count_trades=1" if count_trades else ""
         label += f",risk={risk:g}" if risk else ""
@@ -524,7 +541,9 @@ class AZeroAgent:
         pb_c: float,
         model: tuple[Any, ...] | None = None,
         risk: float = 0.0,
+        press: float | None = None,
     ) -> Callable[[Any, jax.Array, JaxState], tuple[jax.Array, jax.Array]]:
+        pressed = self._press if press is None else press
         search_config = SearchConfig(
             simulations=simulations,
             max_depth=self._depth,
@@ -538,9 +557,11 @@ class AZeroAgent:
             contempt=self._contempt,
             dead_draw=self._dead_draw,
             draw_bounds=self._draw_bounds,
-            press=self._press,
-            spare_behind=self._spare_behind,
-            count_trades=self._count_trades,
+            press=pressed,
+            # press' refinements, where this search charges the clock (press_face_down=0)
+            spare_behind=self._spare_behind and bool(pressed),
+            count_trades=self._count_trades
+            and bool(pressed or self._dead_draw or self._draw_bounds),
             risk=risk,
             slots=True,  # the same search on a narrower tree
         )

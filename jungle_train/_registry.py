@@ -228,6 +228,13 @@ def register_azero() -> None:
                 "in searched positions where the agent's material can still win (combines "
                 "with dead_draw and draw_bounds; 0: off; not with contempt)",
             ),
+            "press_face_down": Param(
+                float,
+                -1.0,
+                "DARK: press' charge in the searches of the decisions taken while some piece "
+                "is face down (0: none there, press only once every piece is face up; "
+                "-1: press)",
+            ),
             "spare_behind": Param(
                 bool,
                 False,

@@ -508,6 +508,49 @@ def searches_asked(agent: AZeroAgent) -> list[str]:
     return asked
 
 
+def test_press_face_down_sets_the_charge_of_the_chance_phase_searches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``press_face_down=p``: the decisions taken while some piece is face down use a
+    search whose clock charge is ``p`` (0: none, ``press`` only once every piece is face
+    up), with ``spare_behind`` and ``count_trades`` kept only where that search has a test
+    to sharpen; -1 (the default) is ``press`` in both, one search; checked and named."""
+    from jungle_agents import AgentSpecError, make_agent
+    from jungle_train._azero_guides import compiled_search
+
+    for refused, rules in (
+        ("press_face_down=1", DARK),
+        ("press_face_down=-0.5", DARK),
+        ("press_face_down=0.1", CLASSIC),
+        ("contempt=0.1,press_face_down=0.1", DARK),
+        ("press_face_down=0,spare_behind=1", DARK),
+    ):
+        with pytest.raises(AgentSpecError, match="press"):
+            make_agent(f"azero:{refused}", rules)
+    configs: list[SearchConfig] = []
+
+    def record(rules: Any, model: Any, config: SearchConfig) -> Any:
+        configs.append(config)
+        return compiled_search(rules, model, config)
+
+    monkeypatch.setattr("jungle_train._azero_agent.compiled_search", record)
+    plain = make_agent("azero:simulations=8,endgame=0,press=0.1", DARK)
+    assert isinstance(plain, AZeroAgent) and plain._search_face_down is plain._search
+    assert [c.press for c in configs] == [0.1]
+    configs.clear()
+    spec = "simulations=8,endgame=0,press=0.1,spare_behind=1,count_trades=1,press_face_down=0"
+    agent = make_agent(f"azero:{spec}", DARK)
+    assert isinstance(agent, AZeroAgent) and "press_face_down=0" in agent.name
+    face_up, face_down = configs
+    assert make_agent(agent.name, DARK).name == agent.name
+    assert (face_up.press, face_up.spare_behind, face_up.count_trades) == (0.1, True, True)
+    assert (face_down.press, face_down.spare_behind, face_down.count_trades) == (0.0, False, False)
+    assert searches_asked(agent) == ["face down", "face up"]
+    configs.clear()
+    make_agent("azero:simulations=8,endgame=0,press_face_down=0.2,dead_draw=0.1", DARK)
+    assert [c.press for c in configs] == [0.0, 0.2]
+
+
 def test_material_face_down_sets_the_form_of_the_chance_phase_searches() -> None:
     """``material_face_down=F``: the decisions taken while some piece is face down use a
     search whose hand-made value takes its material in form ``F``
