@@ -124,6 +124,7 @@ noise (CLASSIC), with the root's randomness drawn from the game's generator.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from time import perf_counter
 from typing import Any
 
@@ -147,7 +148,7 @@ from jungle_train._azero_guides import (
     shipped_azero,
 )
 from jungle_train._azero_net import PolicyValueNetwork, planes_shape
-from jungle_train._azero_search_config import CHANCE_ORDERS, SearchConfig
+from jungle_train._azero_search_config import SearchConfig
 from jungle_train._checkpoint import load_checkpoint
 from jungle_train._endgame_leaves import leaf_tables as packed_leaf_tables
 from jungle_train._errors import CheckpointError
@@ -222,37 +223,14 @@ class AZeroAgent:
             raise ValueError(
                 f"heuristic must be in [0, 1] (or -1: the checkpoint's), not {heuristic}"
             )
-        if simulations < 1:
-            raise ValueError(f"simulations must be >= 1, not {simulations}")
         if time < 0:
             raise ValueError(f"time must be >= 0, not {time}")
         if not tau > 0:
             raise ValueError(f"tau must be > 0, not {tau}")
         if hunt < 0:
             raise ValueError(f"hunt must be >= 0, not {hunt}")
-        if chance_order not in CHANCE_ORDERS:
-            raise ValueError(
-                f"chance_order must be one of {', '.join(CHANCE_ORDERS)}, not {chance_order!r}"
-            )
-        self._chance_order = chance_order
-        if qtransform not in ("siblings", "minmax"):
-            raise ValueError(f"qtransform must be siblings or minmax, not {qtransform!r}")
-        if qtransform != "siblings" and not rules.is_dark:
-            raise ValueError(f"qtransform is for DARK rules, not {rules.name}")
-        self._qtransform = qtransform
-        if not 0.0 <= minimax_backup <= 1.0:
-            raise ValueError(f"minimax_backup must be in [0, 1], not {minimax_backup}")
-        if minimax_backup and not rules.is_dark:
-            raise ValueError(f"minimax_backup is for DARK rules, not {rules.name}")
-        if minimax_backup and qtransform != "siblings":
-            raise ValueError("minimax_backup mixes into qtransform=siblings only")
-        self._minimax_backup = float(minimax_backup)
-        if not pb_c > 0:
-            raise ValueError(f"pb_c must be > 0, not {pb_c}")
-        self._pb_c = float(pb_c)
         if pb_c_face_down < 0:
             raise ValueError(f"pb_c_face_down must be > 0 (or 0: pb_c), not {pb_c_face_down}")
-        self._pb_c_face_down = float(pb_c_face_down) or self._pb_c
         if face_down_simulations < 0:
             raise ValueError(
                 f"face_down_simulations must be >= 1 (or 0: simulations), not "
@@ -262,59 +240,54 @@ class AZeroAgent:
             raise ValueError(f"face_down_minimax must be >= 0 seconds, not {face_down_minimax}")
         if face_down_minimax and not rules.is_dark:
             raise ValueError(f"face_down_minimax is for DARK rules, not {rules.name}")
+        if press_face_down != -1.0 and not 0.0 <= press_face_down < 1.0:
+            raise ValueError(
+                f"press_face_down must be in [0, 1) (or -1: press), not {press_face_down}"
+            )
+        pressed_face_down = press if press_face_down == -1.0 else press_face_down
+        if spare_behind and not (press or pressed_face_down):
+            raise ValueError("spare_behind is press': set press")
+        if count_trades and not (dead_draw or draw_bounds or press or pressed_face_down):
+            raise ValueError(
+                "count_trades sharpens dead_draw's, draw_bounds' or press' test: set one"
+            )
+
+        def phase(pressing: float, **knobs: Any) -> SearchConfig:
+            """One phase's search settings; SearchConfig checks their ranges and
+            combinations, ``check_rules`` which are DARK's only (before any checkpoint is
+            read). The model's own settings are added by ``_compile``."""
+            config = SearchConfig(
+                chance_order=chance_order,
+                qtransform=qtransform,
+                minimax_backup=minimax_backup,
+                contempt=contempt,
+                dead_draw=dead_draw,
+                draw_bounds=bool(draw_bounds),
+                press=pressing,
+                # press' refinements, where this phase's search charges the clock
+                spare_behind=bool(spare_behind and pressing),
+                count_trades=bool(count_trades and (pressing or dead_draw or draw_bounds)),
+                slots=True,  # the same search on a narrower tree
+                **knobs,
+            )
+            config.check_rules(rules)
+            return config
+
+        self._face_up_config = phase(float(press), simulations=simulations, pb_c_init=pb_c)
+        """The search settings of the decisions taken once every piece is face up."""
+        self._face_down_config = phase(
+            float(pressed_face_down),
+            simulations=face_down_simulations or simulations,
+            pb_c_init=pb_c_face_down or pb_c,
+            risk=risk,
+        )
+        """The search settings of the decisions taken while some piece is face down."""
         self._minimax = (
             MinimaxAgent(rules, MinimaxConfig(depth=MAX_DEPTH, time=float(face_down_minimax)))
             if face_down_minimax
             else None
         )
         """Plays the decisions taken while some piece is face down, when set."""
-        if not 0.0 <= contempt < 1.0:
-            raise ValueError(f"contempt must be in [0, 1), not {contempt}")
-        if contempt and not rules.is_dark:
-            raise ValueError(f"contempt is for DARK rules, not {rules.name}")
-        self._contempt = float(contempt)
-        if not 0.0 <= dead_draw < 1.0:
-            raise ValueError(f"dead_draw must be in [0, 1), not {dead_draw}")
-        if dead_draw and not rules.is_dark:
-            raise ValueError(f"dead_draw is for DARK rules, not {rules.name}")
-        if dead_draw and contempt:
-            raise ValueError("dead_draw does not combine with contempt")
-        self._dead_draw = float(dead_draw)
-        if draw_bounds and not rules.is_dark:
-            raise ValueError(f"draw_bounds is for DARK rules, not {rules.name}")
-        if draw_bounds and contempt:
-            raise ValueError("draw_bounds does not combine with contempt")
-        self._draw_bounds = bool(draw_bounds)
-        if not 0.0 <= press < 1.0:
-            raise ValueError(f"press must be in [0, 1), not {press}")
-        if press and not rules.is_dark:
-            raise ValueError(f"press is for DARK rules, not {rules.name}")
-        if press and contempt:
-            raise ValueError("press does not combine with contempt")
-        self._press = float(press)
-        if press_face_down != -1.0 and not 0.0 <= press_face_down < 1.0:
-            raise ValueError(
-                f"press_face_down must be in [0, 1) (or -1: press), not {press_face_down}"
-            )
-        if press_face_down > 0 and not rules.is_dark:
-            raise ValueError(f"press_face_down is for DARK rules, not {rules.name}")
-        if press_face_down > 0 and contempt:
-            raise ValueError("press_face_down does not combine with contempt")
-        self._press_face_down = self._press if press_face_down == -1.0 else float(press_face_down)
-        pressed = press or self._press_face_down
-        if spare_behind and not pressed:
-            raise ValueError("spare_behind is press': set press")
-        self._spare_behind = bool(spare_behind)
-        if count_trades and not (dead_draw or draw_bounds or pressed):
-            raise ValueError(
-                "count_trades sharpens dead_draw's, draw_bounds' or press' test: set one"
-            )
-        self._count_trades = bool(count_trades)
-        if not 0.0 <= risk < 1.0:
-            raise ValueError(f"risk must be in [0, 1), not {risk}")
-        if risk and not rules.is_dark:
-            raise ValueError(f"risk is for DARK rules, not {rules.name}")
-        self._risk = float(risk)
         if not 0.0 <= capture <= 1.0:
             raise ValueError(f"capture must be in [0, 1], not {capture}")
         if not 0.0 <= greedy <= 1.0:
@@ -389,12 +362,16 @@ class AZeroAgent:
             self.config.get("afterstate", "head" if prior == "azero" else "parent")
         )
         self.simulations = simulations
-        self._search = self._compile(simulations, self._pb_c)
+        self._search = self._compile(self._face_up_config)
         if time > 0:
             self.simulations = self._calibrate(time)
-            self._search = self._compile(self.simulations, self._pb_c)
+            self._face_up_config = replace(self._face_up_config, simulations=self.simulations)
+            self._search = self._compile(self._face_up_config)
         self.face_down_simulations = face_down_simulations or self.simulations
         """Simulations of the decisions taken while some piece is face down."""
+        self._face_down_config = replace(
+            self._face_down_config, simulations=self.face_down_simulations
+        )
         self._model_face_down = self._model
         if self._model[0] == "dqn" and potential_face_down >= 0:  # the potential weight is last
             self._model_face_down = (*self._model_face_down[:-1], float(potential_face_down))
@@ -404,18 +381,9 @@ class AZeroAgent:
         """The evaluation of the decisions taken while some piece is face down."""
         self._search_face_down = (
             self._search
-            if self._pb_c_face_down == self._pb_c
-            and self.face_down_simulations == self.simulations
+            if self._face_down_config == self._face_up_config
             and self._model_face_down == self._model
-            and not self._risk
-            and self._press_face_down == self._press
-            else self._compile(
-                self.face_down_simulations,
-                self._pb_c_face_down,
-                self._model_face_down,
-                self._risk,
-                self._press_face_down,
-            )
+            else self._compile(self._face_down_config, self._model_face_down)
         )
         label = f"path={path}" if path else ""
         label += ("," if label else "") + (
@@ -536,34 +504,14 @@ class AZeroAgent:
         self._considered = 16
 
     def _compile(
-        self,
-        simulations: int,
-        pb_c: float,
-        model: tuple[Any, ...] | None = None,
-        risk: float = 0.0,
-        press: float | None = None,
+        self, config: SearchConfig, model: tuple[Any, ...] | None = None
     ) -> Callable[[Any, jax.Array, JaxState], tuple[jax.Array, jax.Array]]:
-        pressed = self._press if press is None else press
-        search_config = SearchConfig(
-            simulations=simulations,
+        search_config = replace(
+            config,
             max_depth=self._depth,
             max_considered=self._considered,
             prior_mix=self._prior_mix,
             afterstate=self._afterstate,
-            chance_order=self._chance_order,
-            qtransform=self._qtransform,
-            minimax_backup=self._minimax_backup,
-            pb_c_init=pb_c,
-            contempt=self._contempt,
-            dead_draw=self._dead_draw,
-            draw_bounds=self._draw_bounds,
-            press=pressed,
-            # press' refinements, where this search charges the clock (press_face_down=0)
-            spare_behind=self._spare_behind and bool(pressed),
-            count_trades=self._count_trades
-            and bool(pressed or self._dead_draw or self._draw_bounds),
-            risk=risk,
-            slots=True,  # the same search on a narrower tree
         )
         search = compiled_search(self.rules, self._model if model is None else model, search_config)
         start = self._batch(new_game(self.rules))

@@ -542,20 +542,7 @@ def make_search(
         )
         return out if slots is None else in_actions(out, slots, env.num_actions)
 
-    dark_only = (
-        ("contempt", config.contempt),
-        ("dead_draw", config.dead_draw),
-        ("draw_bounds", config.draw_bounds),
-        ("press", config.press),
-        ("spare_behind", config.spare_behind),
-        ("count_trades", config.count_trades),
-        ("risk", config.risk),
-        ("qtransform", config.qtransform != "siblings"),
-        ("minimax_backup", config.minimax_backup),
-    )
-    for knob, value in dark_only:
-        if value and env.rules.variant != "dark":
-            raise ValueError(f"search config: {knob} is for DARK rules, not {env.rules.name}")
+    config.check_rules(env.rules)
     policy = search_dark if env.rules.variant == "dark" else search_classic
 
     def search(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:

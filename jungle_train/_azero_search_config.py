@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from jungle_core import Rules
+
 __all__ = ["CHANCE_JITTER", "CHANCE_ORDERS", "SearchConfig", "stratified_order"]
 
 
@@ -295,3 +297,37 @@ class SearchConfig:
         for ok, message in checks:
             if not ok:
                 raise ValueError(f"search config: {message}")
+
+    def dark_only(self) -> tuple[str, ...]:
+        """The knobs set here that only DARK's search has (CLASSIC's Gumbel MuZero
+        has no chance nodes, no-removal clock or material test for them to act on).
+
+        >>> SearchConfig(press=0.1, risk=0.5).dark_only()
+        ('press', 'risk')
+        """
+        knobs = (
+            ("contempt", self.contempt),
+            ("dead_draw", self.dead_draw),
+            ("draw_bounds", self.draw_bounds),
+            ("press", self.press),
+            ("spare_behind", self.spare_behind),
+            ("count_trades", self.count_trades),
+            ("risk", self.risk),
+            ("qtransform", self.qtransform != "siblings"),
+            ("minimax_backup", self.minimax_backup),
+        )
+        return tuple(name for name, value in knobs if value)
+
+    def check_rules(self, rules: Rules) -> None:
+        """Raise ``ValueError`` naming the first of :meth:`dark_only`'s knobs set for
+        ``rules`` other than DARK.
+
+        >>> from jungle_core import CLASSIC
+        >>> SearchConfig(contempt=0.1).check_rules(CLASSIC)
+        Traceback (most recent call last):
+        ...
+        ValueError: search config: contempt is for DARK rules, not CLASSIC
+        """
+        knobs = self.dark_only()
+        if knobs and not rules.is_dark:
+            raise ValueError(f"search config: {knobs[0]} is for DARK rules, not {rules.name}")
