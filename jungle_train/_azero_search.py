@@ -293,16 +293,20 @@ class _Model:
         ev = self.evaluate(inner, states)
         sign = jnp.where(states.current_player == root, 1.0, -1.0)
         value, afterstate = ev.value, ev.afterstate
-        if self.dead_draw or self.draw_bounds or self.pressed:
+        bounded = self.dead_draw or self.draw_bounds
+        if bounded or self.pressed:
             can_win = jax.vmap(
                 functools.partial(winning_material, self.env.rules, trades=self.count_trades)
             )
+        if bounded:  # both sides' tests
             mover = states.current_player
             mine, theirs = can_win(states, mover), can_win(states, 1 - mover)
         if self.clock_cost:
             cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
             if self.pressed:  # only while the root's mover can still win
-                pressing = jnp.where(mover == root, mine, theirs)
+                pressing = (
+                    jnp.where(mover == root, mine, theirs) if bounded else can_win(states, root)
+                )
                 if self.spare_behind:  # and is not behind in pieces
                     bits = jax.vmap(present)(states)
                     own = jax.lax.population_count((bits >> (8 * root)) & 0xFF)
@@ -310,7 +314,7 @@ class _Model:
                     pressing &= own >= other
                 cost = jnp.where(pressing, cost, 0.0)
             value, afterstate = value - cost, afterstate - cost[:, None]
-        if self.dead_draw or self.draw_bounds:
+        if bounded:
             drawn = -self.dead_draw * sign  # a draw's value for the player to move
             # a draw's value bounds the value from above where the mover cannot win, from
             # below where the opponent cannot (draw_bounds; pieces only leave, so the
