@@ -1,8 +1,10 @@
-"""Shared by the agents' tests: random positions of a rule variant."""
+"""Shared by the agents' tests: random positions of a rule variant, and the check that
+an agent spec is refused for a given reason."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from jungle_core import Rules, State, legal_actions, new_game, outcome, step
 
@@ -30,3 +32,14 @@ def positions(
         if outcome(s) is None and s.face_down_mask.bit_count() <= max_face_down:
             found.append(s)
     return found
+
+
+def assert_refused(spec: str, rules: Rules, text: str) -> None:
+    """``make_agent(spec, rules)`` raises :class:`AgentSpecError` whose message, with the
+    spec taken out, contains ``text`` (the spec names every knob it sets, so matching
+    the whole message would pass whatever the reason said)."""
+    from jungle_agents import AgentSpecError, make_agent
+
+    with pytest.raises(AgentSpecError) as raised:
+        make_agent(spec, rules)
+    assert text in str(raised.value).replace(spec, "")

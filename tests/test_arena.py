@@ -330,6 +330,6 @@ def test_a_finished_games_file_reports_without_building_the_agents(
     with pytest.raises(AgentSpecError, match="unknown agent 'minmax'"):
         play_match(DARK, "greedy", "minmax", 2, workers=1, out=fresh)
     assert not fresh.exists()
-    with pytest.raises(AgentSpecError, match="depth"):
+    with pytest.raises(AgentSpecError, match=r"depth must be 1\.\.64"):
         play_match(DARK, "greedy", "minimax:depth=-1", 2, workers=2, out=fresh)
     assert not fresh.exists()

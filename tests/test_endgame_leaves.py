@@ -14,6 +14,7 @@ from jungle_agents.endgame import EndgameTables
 from jungle_core import CLASSIC, DARK, from_fen
 from jungle_core.jax_env import JaxState, make
 from jungle_train._endgame_leaves import all_materials, exact_value, leaf_tables
+from tests._agents import assert_refused
 
 LETTERS = " RCDWPTLErcdwptle"
 # a pair that cannot remove the single piece, one that trades with it, one that takes
@@ -85,7 +86,6 @@ def test_agent_leaf_values_use_the_tables() -> None:
     """``leaf_tables=1``: the DQN-prior evaluation gives a covered position its exact
     value (a Tiger and a Lion against the Elephant: a draw, not +0.24) and leaves an
     uncovered one as it was; refused where the tables do not solve the rules."""
-    from jungle_agents import AgentSpecError, make_agent
     from jungle_train._azero_guides import dqn_guide
 
     env = make(DARK)
@@ -102,8 +102,7 @@ def test_agent_leaf_values_use_the_tables() -> None:
     assert float(plain.value[0]) > 0.2 and float(exact.value[0]) == 0.0
     assert float(exact.value[1]) == pytest.approx(float(plain.value[1]))
     np.testing.assert_array_equal(np.asarray(exact.afterstate[0]), 0.0)
-    with pytest.raises(AgentSpecError, match="leaf_tables"):
-        make_agent("azero:prior=hand,leaf_tables=1", DARK)
+    assert_refused("azero:prior=hand,leaf_tables=1", DARK, "of prior=dqn only")
 
 
 def test_agent_plays_with_leaf_tables_and_the_root_tables_off(

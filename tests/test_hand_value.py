@@ -27,6 +27,7 @@ from jungle_train._azero_agent import AZeroAgent
 from jungle_train._azero_net import Evaluation
 from jungle_train._azero_search import _Model
 from jungle_train._azero_search_config import SearchConfig
+from tests._agents import assert_refused
 from tests._azero import (
     DEFEND_P0,
     DEFEND_P1,
@@ -84,14 +85,11 @@ def test_greedy_joins_the_leaf_value_while_a_piece_is_face_down() -> None:
     the Greedy balance of the mover) joins the hand-made value and the afterstate values
     of a DQN prior's evaluation; with every piece face up nothing changes. The knob is
     checked (0..1, a DQN prior only)."""
-    from jungle_agents import AgentSpecError, make_agent
     from jungle_train._jax_greedy import JaxGreedy
     from jungle_train._search_evaluations import GREEDY_SCALE
 
-    with pytest.raises(AgentSpecError, match="greedy"):
-        make_agent("azero:greedy=2", DARK)
-    with pytest.raises(AgentSpecError, match="greedy"):
-        make_agent("azero:prior=hand,greedy=0.5", DARK)
+    assert_refused("azero:greedy=2", DARK, "greedy must be in [0, 1]")
+    assert_refused("azero:prior=hand,greedy=0.5", DARK, "of prior=dqn only")
     one, evaluate = shipped_dqn_leaf_values()
     plain, mixed = evaluate(greedy=0.0), evaluate(greedy=0.5)
     greedy = JaxGreedy(make(DARK))
@@ -112,14 +110,12 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
     potentials (:data:`POTENTIAL_WEIGHT` by default), in the values and the afterstate
     values alike; the prior's logits do not change. The knob is checked (not negative, a
     DQN prior only) and named in the agent's name when it is not the default."""
-    from jungle_agents import AgentSpecError, make_agent
+    from jungle_agents import make_agent
     from jungle_train._board import potential
     from jungle_train._hand_value import POTENTIAL_WEIGHT, material_balance
 
-    with pytest.raises(AgentSpecError, match="potential"):
-        make_agent("azero:potential=-0.1", DARK)
-    with pytest.raises(AgentSpecError, match="potential"):
-        make_agent("azero:prior=hand,potential=0.04", DARK)
+    assert_refused("azero:potential=-0.1", DARK, "potential must be >= 0")
+    assert_refused("azero:prior=hand,potential=0.04", DARK, "of prior=dqn only")
     one, evaluate = shipped_dqn_leaf_values()
     plain, heavier = evaluate(), evaluate(potential_weight=0.04)
     gap = np.array(
@@ -143,14 +139,11 @@ def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
     values alike, the potentials' term and the prior's logits unchanged; ``spec`` is the
     default. The knob is checked (a named set, a DQN prior only) and named in the agent's
     name when it is not the default."""
-    from jungle_agents import AgentSpecError, make_agent
     from jungle_train._hand_value import PIECE_VALUES, material_balance
 
     assert PIECE_VALUES["spec"] == (30, 20, 30, 40, 50, 60, 70, 80)
-    with pytest.raises(AgentSpecError, match="values"):
-        make_agent("azero:values=rank", DARK)
-    with pytest.raises(AgentSpecError, match="values"):
-        make_agent("azero:prior=hand,values=fitted", DARK)
+    assert_refused("azero:values=rank", DARK, "must be one of ['spec', 'fitted']")
+    assert_refused("azero:prior=hand,values=fitted", DARK, "of prior=dqn only")
     for state in (
         from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -"),
         from_fen("8/8/8/8/8/8/E1r5 1 0 0 - -"),
@@ -183,14 +176,11 @@ def test_material_difference_makes_equal_trades_neutral() -> None:
     against a balance written here, in the values and the afterstate values alike, the
     prior's logits unchanged; ``ratio`` is the default. The knob is checked (a named
     form, a DQN prior only) and named in the agent's name when it is not the default."""
-    from jungle_agents import AgentSpecError, make_agent
     from jungle_train._hand_value import MATERIAL_FORMS, material_balance
 
     assert MATERIAL_FORMS == ("ratio", "difference", "scaled")
-    with pytest.raises(AgentSpecError, match="material"):
-        make_agent("azero:material=sum", DARK)
-    with pytest.raises(AgentSpecError, match="material"):
-        make_agent("azero:prior=hand,material=difference", DARK)
+    assert_refused("azero:material=sum", DARK, "must be one of ['ratio', 'difference', 'scaled']")
+    assert_refused("azero:prior=hand,material=difference", DARK, "of prior=dqn only")
     with pytest.raises(ValueError, match="material form"):
         material_balance(make(DARK).from_state(from_fen("8/8/8/8/8/8/E1r5 0 0 0 - -")), 0, form="x")
 

@@ -18,6 +18,7 @@ from jungle_train import _azero_search
 from jungle_train._azero_search import make_search
 from jungle_train._azero_search_config import SearchConfig
 from jungle_train._mctx_fast import mctx_patches, qtransform_minimax_mix
+from tests._agents import assert_refused
 from tests._azero import searched_batch
 
 
@@ -161,19 +162,17 @@ def test_agent_knob() -> None:
     """``azero:minimax_backup=x``: named in the agent's name, plays legally in both
     phases; refused out of [0, 1], on CLASSIC and beside ``qtransform=minmax``; the
     search refuses it on CLASSIC too."""
-    from jungle_agents import AgentSpecError, make_agent
     from jungle_core import CLASSIC
     from jungle_core.jax_env import make
     from jungle_train._azero_search import zero_evaluator
     from tests._azero import check_knob
 
     check_knob("minimax_backup=0.5")
-    for spec, rules in (
-        ("azero:minimax_backup=2", DARK),
-        ("azero:minimax_backup=0.5", CLASSIC),
-        ("azero:minimax_backup=0.5,qtransform=minmax", DARK),
+    for spec, rules, why in (
+        ("azero:minimax_backup=2", DARK, "minimax_backup must be in [0, 1]"),
+        ("azero:minimax_backup=0.5", CLASSIC, "minimax_backup is for DARK rules"),
+        ("azero:minimax_backup=0.5,qtransform=minmax", DARK, "siblings qtransform, not minmax"),
     ):
-        with pytest.raises(AgentSpecError, match="minimax_backup"):
-            make_agent(spec, rules)
+        assert_refused(spec, rules, why)
     with pytest.raises(ValueError, match="minimax_backup"):
         make_search(make(CLASSIC), zero_evaluator(315), SearchConfig(minimax_backup=0.5))
