@@ -8,6 +8,11 @@ then hides the same pieces under the same squares: :data:`jungle_agents._game_lo
 and takes the mean of the differences of A's scores over those pairs with its 95 %
 interval. Runs that share no seed (independent deals: each game's seed depends on the
 pair's names) are compared unpaired, by the difference of their means.
+
+For paired runs it also says how far the two games of each deal went alike: a setting
+that acts only once every piece is face up (a ``*_face_down`` knob left at the
+baseline's) plays the baseline's games move for move through the last reveal, so the
+deals whose results differ are the setting's own doing, and it lists them.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from collections.abc import Sequence
 
 import attrs
 
-from jungle_agents._records import GameResult
+from jungle_agents._records import GameRecord, GameResult
 from jungle_core import JungleError
 
 __all__ = ["RunComparison", "compare_runs", "format_comparison"]
@@ -38,7 +43,12 @@ class RunComparison:
       interval's half-width (1.96 standard errors: of the paired differences, or of
       the two means' difference); ``unpaired_interval``: the half-width the same games
       would give compared unpaired (what the pairing saves; ``interval`` itself when
-      the runs are unpaired).
+      the runs are unpaired);
+    - ``same_through_chance``, ``same_to_end``: of the paired deals, those whose two games
+      played the same actions and chance outcomes through the last chance outcome of
+      either (the last reveal, in DARK), and to the end (0 when unpaired);
+    - ``changed``: the paired deals where A's result differs, as ``(game index in X,
+      A's score in X, A's score in Y)``, by index.
 
     >>> c = RunComparison(("n", "o"), ("d", "o"), True, (3, 1, 0), (2, 1, 1), 0.25, 0.3, 0.4)
     >>> c.games_x, c.score_x, c.score_y
@@ -53,6 +63,9 @@ class RunComparison:
     difference: float
     interval: float
     unpaired_interval: float
+    same_through_chance: int = 0
+    same_to_end: int = 0
+    changed: tuple[tuple[int, float, float], ...] = ()
 
     @property
     def games_x(self) -> int:
@@ -93,6 +106,33 @@ def _wdl(scores: Sequence[float]) -> tuple[int, int, int]:
     )
 
 
+def _alike(a: GameRecord, b: GameRecord) -> tuple[bool, bool]:
+    """Whether two games played the same actions and chance outcomes through the last
+    chance outcome of either (False when neither has one, unless they are the same
+    game), and whether they are the same game to the end.
+
+    >>> from jungle_core import DARK
+    >>> def game(actions, outcomes):
+    ...     return GameRecord(DARK, ("a", "b"), 0, actions, outcomes, (), None, "x")
+    >>> _alike(game((1, 2, 3), (5, -1, -1)), game((1, 2, 4), (5, -1, -1)))
+    (True, False)
+    >>> _alike(game((1, 2, 3), (5, -1, 6)), game((1, 2, 4), (5, -1, -1)))
+    (False, False)
+    """
+    plies_a = list(zip(a.actions, a.outcomes, strict=True))
+    plies_b = list(zip(b.actions, b.outcomes, strict=True))
+    if plies_a == plies_b:
+        return True, True
+    common = 0
+    while common < min(len(plies_a), len(plies_b)) and plies_a[common] == plies_b[common]:
+        common += 1
+    last = max(
+        (i for record in (a, b) for i, outcome in enumerate(record.outcomes) if outcome >= 0),
+        default=-1,
+    )
+    return common > last >= 0, False
+
+
 def _mean_var(values: Sequence[float]) -> tuple[float, float]:
     n = len(values)
     mean = sum(values) / n
@@ -116,14 +156,19 @@ def compare_runs(x: Sequence[GameResult], y: Sequence[GameResult]) -> RunCompari
     >>> c = compare_runs(games("new", [0, 0, 0, 1]), games("old", [0, None, 1, 1]))
     >>> c.paired, c.wdl_x, c.wdl_y, c.difference
     (True, (3, 0, 1), (2, 1, 1), 0.125)
+    >>> c.changed   # (game, A's score in x, in y)
+    ((1, 0.0, 0.5), (2, 1.0, 0.0))
     """
     pair_x, pair_y = _one_pair(x, "x"), _one_pair(y, "y")
     by_deal = {(g.record.seed, g.a_first): g for g in y}
-    matched = [
-        (g.score_a(), by_deal[(g.record.seed, g.a_first)].score_a())
-        for g in x
-        if (g.record.seed, g.a_first) in by_deal
+    deals = [
+        (g, by_deal[g.record.seed, g.a_first]) for g in x if (g.record.seed, g.a_first) in by_deal
     ]
+    matched = [(g.score_a(), h.score_a()) for g, h in deals]
+    alike = [_alike(g.record, h.record) for g, h in deals]
+    changed = sorted(
+        (g.index, a, b) for (g, _), (a, b) in zip(deals, matched, strict=True) if a != b
+    )
     if matched:
         scores_x, scores_y = [a for a, _ in matched], [b for _, b in matched]
     else:
@@ -143,6 +188,9 @@ def compare_runs(x: Sequence[GameResult], y: Sequence[GameResult]) -> RunCompari
         mean_x - mean_y,
         interval if matched else unpaired,
         unpaired,
+        sum(through for through, _ in alike),
+        sum(whole for _, whole in alike),
+        tuple(changed),
     )
 
 
@@ -151,18 +199,34 @@ def format_comparison(c: RunComparison, name_x: str = "x", name_y: str = "y") ->
     ``name_y``: what the runs are called, their files there).
 
     >>> print(format_comparison(RunComparison(("n", "o"), ("d", "o"), True, (3, 1, 0),
-    ...     (2, 1, 1), 0.25, 0.3, 0.4)))
+    ...     (2, 1, 1), 0.25, 0.3, 0.4, 3, 1, ((1, 1.0, 0.5), (2, 1.0, 0.0)))))
     x = x: n vs o
     y = y: d vs o
     paired on 4 deals (the same game seed, A on the same seat)
       x  3-1-0 = 0.875
       y  2-1-1 = 0.625
       x - y = +0.250 +- 0.300 (95 %; unpaired, the same games: +- 0.400)
+      the same play through the last chance outcome on 3 of 4 deals (1 to the end)
+      A's result differs on 2: better in x on 2 (games 1, 2), in y on 0
     """
     how = (
         f"paired on {c.games_x} deals (the same game seed, A on the same seat)"
         if c.paired
         else f"unpaired (no deal in common): {c.games_x} games against {c.games_y}"
+    )
+    better_x = [str(i) for i, sx, sy in c.changed if sx > sy]
+    better_y = [str(i) for i, sx, sy in c.changed if sx < sy]
+    paired_lines = (
+        (
+            f"  the same play through the last chance outcome on {c.same_through_chance} of "
+            f"{c.games_x} deals ({c.same_to_end} to the end)",
+            f"  A's result differs on {len(c.changed)}: better in x on {len(better_x)}"
+            + (f" (games {', '.join(better_x)})" if better_x else "")
+            + f", in y on {len(better_y)}"
+            + (f" (games {', '.join(better_y)})" if better_y else ""),
+        )
+        if c.paired
+        else ()
     )
     return "\n".join(
         (
@@ -173,5 +237,6 @@ def format_comparison(c: RunComparison, name_x: str = "x", name_y: str = "y") ->
             f"  y  {'-'.join(map(str, c.wdl_y))} = {c.score_y:.3f}",
             f"  x - y = {c.difference:+.3f} +- {c.interval:.3f} (95 %"
             + (f"; unpaired, the same games: +- {c.unpaired_interval:.3f})" if c.paired else ")"),
+            *paired_lines,
         )
     )

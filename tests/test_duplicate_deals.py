@@ -118,8 +118,9 @@ def test_compare_runs_pairs_games_by_deal(
 ) -> None:
     """Two duplicate runs of one seed pair every game (by seed and A's seat) and the
     difference is the mean of the games' differences; runs without a shared deal are
-    compared by their means; a file of several pairs is refused; ``jungle compare``
-    prints the comparison."""
+    compared by their means; the deals whose results differ are listed, and a run
+    compared with itself plays every deal alike to the end; a file of several pairs is
+    refused; ``jungle compare`` prints the comparison."""
     one, two, three = (tmp_path / f"{n}.jsonl" for n in ("one", "two", "three"))
     round_robin(DARK, ["greedy", "random"], 8, seed=4, workers=1, out=one, deals="duplicate")
     round_robin(
@@ -138,8 +139,17 @@ def test_compare_runs_pairs_games_by_deal(
     assert c.unpaired_interval == pytest.approx(
         1.959964 * np.sqrt(np.var(sx, ddof=1) / 8 + np.var(sy, ddof=1) / 8), rel=1e-5
     )
+    changed = [
+        (g.index, g.score_a(), by_seed[g.record.seed])
+        for g in x
+        if g.score_a() != by_seed[g.record.seed]
+    ]
+    assert c.changed == tuple(sorted(changed)) and c.same_to_end <= c.same_through_chance
+    itself = compare_runs(y, y)
+    assert itself.changed == () and itself.same_through_chance == itself.same_to_end == 8
     u = compare_runs(x, z)
     assert not u.paired and u.games_y == 8 and u.unpaired_interval == u.interval
+    assert u.changed == () and u.same_through_chance == u.same_to_end == 0
     assert u.difference == pytest.approx(
         np.mean([g.score_a() for g in x]) - np.mean([g.score_a() for g in z])
     )
@@ -148,3 +158,4 @@ def test_compare_runs_pairs_games_by_deal(
     assert main(["compare", str(one), str(two)]) == 0
     printed = capsys.readouterr().out
     assert "paired on 8 deals" in printed and "x - y = " in printed
+    assert f"A's result differs on {len(changed)}: " in printed
