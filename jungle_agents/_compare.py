@@ -123,14 +123,11 @@ def _alike(a: GameRecord, b: GameRecord) -> tuple[bool, bool]:
     plies_b = list(zip(b.actions, b.outcomes, strict=True))
     if plies_a == plies_b:
         return True, True
-    common = 0
-    while common < min(len(plies_a), len(plies_b)) and plies_a[common] == plies_b[common]:
-        common += 1
     last = max(
         (i for record in (a, b) for i, outcome in enumerate(record.outcomes) if outcome >= 0),
         default=-1,
     )
-    return common > last >= 0, False
+    return last >= 0 and plies_a[: last + 1] == plies_b[: last + 1], False
 
 
 def _mean_var(values: Sequence[float]) -> tuple[float, float]:

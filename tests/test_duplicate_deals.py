@@ -144,9 +144,21 @@ def test_compare_runs_pairs_games_by_deal(
         for g in x
         if g.score_a() != by_seed[g.record.seed]
     ]
-    assert c.changed == tuple(sorted(changed)) and c.same_to_end <= c.same_through_chance
+    assert c.changed == tuple(sorted(changed))
     itself = compare_runs(y, y)
     assert itself.changed == () and itself.same_through_chance == itself.same_to_end == 8
+    # one game with its last ply (no chance in it) or its first (a reveal) played otherwise
+    game = next(g for g in y if g.record.outcomes[-1] == -1)
+    assert game.record.outcomes[0] >= 0
+
+    def other_ply(at: int) -> GameResult:
+        actions = list(game.record.actions)
+        actions[at] += 1
+        return attrs.evolve(game, record=attrs.evolve(game.record, actions=tuple(actions)))
+
+    tail, head = compare_runs([other_ply(-1)], [game]), compare_runs([other_ply(0)], [game])
+    assert (tail.same_through_chance, tail.same_to_end) == (1, 0)
+    assert (head.same_through_chance, head.same_to_end) == (0, 0)
     u = compare_runs(x, z)
     assert not u.paired and u.games_y == 8 and u.unpaired_interval == u.interval
     assert u.changed == () and u.same_through_chance == u.same_to_end == 0
