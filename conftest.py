@@ -4,14 +4,50 @@
 - ``long``: many more examples, for a local soak (``HYPOTHESIS_PROFILE=long make test-long``).
 
 Deadlines are off: the first call of a jitted function compiles, and CI machines vary.
+
+JAX compilation (set here, before any test imports JAX, so the xdist workers and every
+``jungle`` child process a test starts inherit it): the suite compiles hundreds of small
+programs that each run for milliseconds, so XLA's CPU compiler is most of its time.
+
+- ``--xla_backend_optimization_level=0``: LLVM's optimisation passes skipped. The
+  programs compute the same operations (the tests compare them with the pure core, numpy
+  references and each other, as before); they compile about a third faster and, at the
+  tests' sizes, run no slower.
+- A persistent compilation cache in a temporary folder for the whole run, shared by the
+  workers and their children, so a program compiled by one test (the same search, network
+  or trainer built again by another test, another worker, or a ``jungle`` child process)
+  is read back instead of compiled again. JAX keys an entry on the program, its options
+  and the JAX version; an entry another process is still writing fails to decompress and
+  is compiled instead. The folder is removed when the run ends.
+
+A variable already set in the environment is kept (``XLA_FLAGS`` is extended).
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import tempfile
 
 from hypothesis import HealthCheck, settings
+
+_FAST_COMPILE = "--xla_backend_optimization_level=0"
+if "--xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FAST_COMPILE}".strip()
+# The controller makes the folder; xdist workers (started after this file is read) inherit it.
+_OWN_CACHE = "JAX_COMPILATION_CACHE_DIR" not in os.environ
+if _OWN_CACHE:
+    os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="jungle-jax-cache-")
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+
+
+def pytest_unconfigure(config: object) -> None:
+    """Remove the run's compilation cache (in the process that made it)."""
+    if _OWN_CACHE:
+        shutil.rmtree(os.environ["JAX_COMPILATION_CACHE_DIR"], ignore_errors=True)
+
 
 # Do not collect (the doctests of) an interop adapter whose framework is not installed:
 # each adapter imports its framework at import time and raises an ImportError naming the

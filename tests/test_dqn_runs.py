@@ -212,9 +212,9 @@ def test_two_devices_give_the_one_device_result(tmp_path: Path) -> None:
     }
     results = []
     for devices in (1, 2):
-        env = _subprocess_env(
-            tmp_path, XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}"
-        )
+        devices_flag = f"--xla_force_host_platform_device_count={devices}"
+        flags = f"{os.environ.get('XLA_FLAGS', '')} {devices_flag}".strip()
+        env = _subprocess_env(tmp_path, XLA_FLAGS=flags)
         out = tmp_path / f"{devices}.npz"
         run = subprocess.run(
             [sys.executable, "-c", _SCRIPT, json.dumps(fields), str(out)],
