@@ -15,10 +15,48 @@ import argparse
 import random
 import statistics
 import time
+from typing import Any
 
 import numpy as np
 
 import jungle_core as jc
+
+
+def jungle_game(rules: jc.Rules, index: int, pick: random.Random, rng: np.random.Generator) -> int:
+    """One game of random play through ``legal_actions`` + ``step`` + ``outcome``, from
+    ``new_game(rules, seed=index)``; its plies.
+
+    >>> jungle_game(jc.CLASSIC, 0, random.Random(0), np.random.default_rng(0)) > 0
+    True
+    """
+    state = jc.new_game(rules, seed=index)
+    plies = 0
+    while jc.outcome(state) is None:
+        actions = jc.legal_actions(state)
+        state = jc.step(state, actions[pick.randrange(len(actions))], rng)
+        plies += 1
+    return plies
+
+
+def banqi_game(game: Any, pick: random.Random) -> int:
+    """One game of OpenSpiel's banqi (``game``, a ``pyspiel.Game``) driven the same way,
+    its chance nodes sampled in Python and not counted; its plies."""
+    state = game.new_initial_state()
+    plies = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            r, acc = pick.random(), 0.0
+            for action, prob in outcomes:  # noqa: B007 (used after the loop)
+                acc += prob
+                if r < acc:
+                    break
+            state.apply_action(action)
+            continue
+        actions = state.legal_actions()
+        state.apply_action(actions[pick.randrange(len(actions))])
+        plies += 1
+    return plies
 
 
 def jungle_plies(rules: jc.Rules, seconds: float, seed: int = 0) -> tuple[float, int]:
@@ -29,11 +67,7 @@ def jungle_plies(rules: jc.Rules, seconds: float, seed: int = 0) -> tuple[float,
     deadline = time.perf_counter() + seconds
     start = time.perf_counter()
     while time.perf_counter() < deadline:
-        state = jc.new_game(rules, seed=games)
-        while jc.outcome(state) is None:
-            actions = jc.legal_actions(state)
-            state = jc.step(state, actions[pick.randrange(len(actions))], rng)
-            plies += 1
+        plies += jungle_game(rules, games, pick, rng)
         games += 1
     return plies / (time.perf_counter() - start), games
 
@@ -48,20 +82,7 @@ def banqi_plies(seconds: float, seed: int = 0) -> tuple[float, int]:
     deadline = time.perf_counter() + seconds
     start = time.perf_counter()
     while time.perf_counter() < deadline:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes = state.chance_outcomes()
-                r, acc = pick.random(), 0.0
-                for action, prob in outcomes:  # noqa: B007 (used after the loop)
-                    acc += prob
-                    if r < acc:
-                        break
-                state.apply_action(action)
-                continue
-            actions = state.legal_actions()
-            state.apply_action(actions[pick.randrange(len(actions))])
-            plies += 1
+        plies += banqi_game(game, pick)
         games += 1
     return plies / (time.perf_counter() - start), games
 
