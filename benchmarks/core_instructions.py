@@ -54,7 +54,9 @@ def play(engine: str, games: int, seed: int = 0) -> int:
     as ``core_speed.py`` plays them: game ``i`` from ``new_game(rules, seed=i)``, the
     actions picked by one ``random.Random(seed)``, the chance outcomes by one
     ``numpy.random.default_rng(seed)`` (banqi's by the same ``random.Random``)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
     import core_speed  # a sibling script, not a package: imported here, in the child
 
     pick = random.Random(seed)
