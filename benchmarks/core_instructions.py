@@ -11,8 +11,8 @@ instruction totals over the difference of their plies is the cost of one ply, wi
 interpreter's start-up, the imports and the tables' construction cancelled out.
 ``PYTHONHASHSEED=0`` in the children; the address-space layout still moves a process's
 total a little, so two runs of the same code differ by a few hundred thousand
-instructions in all: 0.6 % a ply over 2,504 plies (``--games 2,12``), a fraction of that
-over the default's 50,000.
+instructions in all: 0.6 % a ply over 2,504 plies (``--games 2,12``, measured twice);
+the default's 50,000 plies spread that over twenty times as many (not measured twice).
 
 Instructions are not seconds: a ratio of counts is not a ratio of speeds (C++ and the
 interpreter retire instructions at different rates; ``core_speed.py`` measures the
