@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette", reason="jungle serve needs the serve extra")
-pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
+pytest.importorskip("httpx2", reason="Starlette's TestClient needs httpx2")
 
 from starlette.testclient import TestClient
 

@@ -39,6 +39,14 @@ def browser_type_launch_args() -> dict[str, Any]:
     return {"executable_path": CHROMIUM, "headless": True}
 
 
+@pytest.fixture(scope="session")
+def base_url() -> str | None:
+    """No base URL: every ``page.goto`` here names the live server's whole address. (This
+    replaces pytest-playwright's own fallback fixture, an instance method that pytest
+    deprecates.)"""
+    return None
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     with live_server(workers=2, max_games=50) as base:

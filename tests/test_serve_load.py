@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette", reason="jungle serve needs the serve extra")
-httpx = pytest.importorskip("httpx")
+httpx = pytest.importorskip("httpx2")
 
 from jungle_agents.arena import GameRecord, replay  # noqa: E402
 from tests._live import live_server  # noqa: E402
