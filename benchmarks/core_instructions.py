@@ -111,7 +111,10 @@ def per_ply(small: Run, large: Run) -> float:
     40000.0
     """
     if large.plies <= small.plies:
-        raise ValueError(f"the larger run of {large.engine} played no more plies ({large.plies})")
+        raise ValueError(
+            f"the larger run of {large.engine} ({large.games} games) played no more plies"
+            f" ({large.plies}) than the smaller ({small.games} games, {small.plies})"
+        )
     return (large.instructions - small.instructions) / (large.plies - small.plies)
 
 
