@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 pytest.importorskip("starlette", reason="jungle serve needs the serve extra")
-httpx = pytest.importorskip("httpx2")
+httpx2 = pytest.importorskip("httpx2")
 
 from jungle_agents.arena import GameRecord, replay  # noqa: E402
 from tests._live import live_server  # noqa: E402
@@ -58,10 +58,10 @@ def test_fifty_concurrent_games_lose_no_move() -> None:
     latencies: list[float] = []
 
     async def main(base: str) -> list[tuple[int, int]]:
-        limits = httpx.Limits(max_connections=GAMES + 10)
+        limits = httpx2.Limits(max_connections=GAMES + 10)
         # a bound, not a latency check: under CI beside other work (a match on both cores)
         # one request of the fifty once waited more than 60 s
-        async with httpx.AsyncClient(base_url=base, timeout=180, limits=limits) as client:
+        async with httpx2.AsyncClient(base_url=base, timeout=180, limits=limits) as client:
             return await asyncio.gather(*(one_game(client, i, latencies) for i in range(GAMES)))
 
     with live_server(workers=2, max_games=GAMES + 10) as base:
