@@ -7,10 +7,11 @@ its piece count minus the opponent's (face up or down, :func:`endgames.piece_cou
   ends first counts under ``-``), and
 - when six or fewer pieces remain (``-`` if never),
 
-and the script prints the agent's W-D-L for each lead, plus who made the last move of
-each game drawn by elimination (the last pieces removed together). If the draws sit at
-leads of zero and below, they were saved, not missed wins: the points were lost while
-pieces were still face down.
+and the script prints the agent's W-D-L for each lead and the mean lead over the games
+that reached the moment (:func:`mean_lead`), plus who made the last move of each game
+drawn by elimination (the last pieces removed together). If the draws sit at leads of
+zero and below, they were saved, not missed wins: the points were lost while pieces
+were still face down.
 
 It also sorts the drawn games by what their last position holds (:func:`draw_end`): the
 last two pieces removed together; an enemy piece that none of the agent's pieces can
@@ -425,6 +426,11 @@ def format_tallies(tallies: Tallies) -> str:
             w, d, lost = (counts[(lead, r)] for r in "WDL")
             shown = "-" if lead is None else f"{lead:+d}"
             lines.append(f"  {shown:>3}  {w}-{d}-{lost}")
+        mean, reached = mean_lead(counts)
+        lines.append(
+            f"  mean lead {'-' if mean is None else f'{mean:+.2f}'} over the {reached} games "
+            "that reached it"
+        )
     movers = tallies["elimination_draws"]
     lines.append(
         f"draws by elimination, last move by the agent {movers[(None, 'agent')]}, "
@@ -436,6 +442,19 @@ def format_tallies(tallies: Tallies) -> str:
         lines.append(f"the agent's means to win ({test}): W-D-L, and the lead before the move")
         lines.extend(_means_lines(tallies[key]))
     return "\n".join(lines)
+
+
+def mean_lead(counts: collections.Counter[tuple[int | None, str]]) -> tuple[float | None, int]:
+    """The mean of a lead table's leads over the games that reached its moment, and how
+    many did: ``(mean or None, games)``.
+
+    >>> mean_lead(collections.Counter({(1, "W"): 3, (-1, "D"): 1, (None, "L"): 2}))
+    (0.5, 4)
+    """
+    reached = sum(n for (lead, _), n in counts.items() if lead is not None)
+    if not reached:
+        return None, 0
+    return sum(lead * n for (lead, _), n in counts.items() if lead is not None) / reached, reached
 
 
 def _means_lines(means: collections.Counter[tuple[int | None, str]]) -> list[str]:

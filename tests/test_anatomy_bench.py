@@ -45,6 +45,11 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     text = bench.format_tallies(tallies)
     assert text.startswith("lead when the last piece turns face up: W-D-L")
     assert "lead at six pieces" in text
+    reached = [(lead, n) for (lead, _), n in want_face_up.items() if lead is not None]
+    mean = sum(lead * n for lead, n in reached) / sum(n for _, n in reached)
+    assert bench.mean_lead(tallies["face_up"]) == (mean, sum(n for _, n in reached))
+    assert f"  mean lead {mean:+.2f} over the {sum(n for _, n in reached)} games" in text
+    assert bench.mean_lead(bench.collections.Counter()) == (None, 0)
     assert "draws ending in: removed together" in text
     assert bench.anatomy(games, "minimax:depth=9")["face_up"] == {}  # not a player here
     # every game once, under the move that ended the agent's means to win or as kept
