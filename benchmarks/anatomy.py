@@ -451,10 +451,9 @@ def mean_lead(counts: collections.Counter[tuple[int | None, str]]) -> tuple[floa
     >>> mean_lead(collections.Counter({(1, "W"): 3, (-1, "D"): 1, (None, "L"): 2}))
     (0.5, 4)
     """
-    reached = sum(n for (lead, _), n in counts.items() if lead is not None)
-    if not reached:
-        return None, 0
-    return sum(lead * n for (lead, _), n in counts.items() if lead is not None) / reached, reached
+    leads = [(lead, n) for (lead, _), n in counts.items() if lead is not None]
+    games = sum(n for _, n in leads)
+    return (sum(lead * n for lead, n in leads) / games if games else None), games
 
 
 def _means_lines(means: collections.Counter[tuple[int | None, str]]) -> list[str]:

@@ -3,6 +3,7 @@ count over the replayed games."""
 
 from __future__ import annotations
 
+import collections
 import itertools
 from pathlib import Path
 
@@ -46,10 +47,11 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     assert text.startswith("lead when the last piece turns face up: W-D-L")
     assert "lead at six pieces" in text
     reached = [(lead, n) for (lead, _), n in want_face_up.items() if lead is not None]
-    mean = sum(lead * n for lead, n in reached) / sum(n for _, n in reached)
-    assert bench.mean_lead(tallies["face_up"]) == (mean, sum(n for _, n in reached))
-    assert f"  mean lead {mean:+.2f} over the {sum(n for _, n in reached)} games" in text
-    assert bench.mean_lead(bench.collections.Counter()) == (None, 0)
+    games_reached = sum(n for _, n in reached)
+    mean = sum(lead * n for lead, n in reached) / games_reached  # sums of ints: exact
+    assert bench.mean_lead(tallies["face_up"]) == (mean, games_reached)
+    assert f"  mean lead {mean:+.2f} over the {games_reached} games" in text
+    assert bench.mean_lead(collections.Counter()) == (None, 0)
     assert "draws ending in: removed together" in text
     assert bench.anatomy(games, "minimax:depth=9")["face_up"] == {}  # not a player here
     # every game once, under the move that ended the agent's means to win or as kept
