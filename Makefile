@@ -51,11 +51,11 @@ test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(VENV)/bin/pytest -q property_tests
 
 # The JAX core against the pure core on a million random steps of every rule variant,
-# then every property under the long Hypothesis profile, as `make test-long` (about 26
+# then `make test-long`, every property under the long Hypothesis profile (about 26
 # minutes here; figures in the README). Exits non-zero on a difference.
 soak: $(STAMP)
 	$(PY) -m property_tests.soak --steps 1000000
-	HYPOTHESIS_PROFILE=long $(VENV)/bin/pytest -q property_tests
+	$(MAKE) test-long
 
 # A 10,000-game tournament of cheap agents on every core: peak memory at the start and the end.
 tournament-memory: $(STAMP)
