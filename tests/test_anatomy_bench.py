@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import collections
 import itertools
+import statistics
 from pathlib import Path
+
+import pytest
 
 from jungle_agents.arena import load_games, play_match, replay
 from jungle_core import DARK, State, from_fen
@@ -21,6 +24,7 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     want_face_up: dict[tuple[int | None, str], int] = {}
     draws_by_elimination = 0
     draw_ends: dict[tuple[None, str], int] = {}
+    leads_face_up: list[int] = []  # one a game that turned every piece up
     for game in games:
         seat = game.record.players.index("greedy")
         winner = game.record.winner
@@ -30,6 +34,7 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
             if not state.face_down_mask:
                 counts = bench.piece_counts(state)
                 lead = counts[seat] - counts[1 - seat]
+                leads_face_up.append(lead)
                 break
         want_face_up[(lead, result)] = want_face_up.get((lead, result), 0) + 1
         draws_by_elimination += result == "D" and game.record.reason == "elimination"
@@ -46,10 +51,9 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     text = bench.format_tallies(tallies)
     assert text.startswith("lead when the last piece turns face up: W-D-L")
     assert "lead at six pieces" in text
-    reached = [(lead, n) for (lead, _), n in want_face_up.items() if lead is not None]
-    games_reached = sum(n for _, n in reached)
-    mean = sum(lead * n for lead, n in reached) / games_reached  # sums of ints: exact
-    assert bench.mean_lead(tallies["face_up"]) == (mean, games_reached)
+    games_reached = len(leads_face_up)
+    mean = statistics.fmean(leads_face_up)
+    assert bench.mean_lead(tallies["face_up"]) == pytest.approx((mean, games_reached))
     assert f"  mean lead {mean:+.2f} over the {games_reached} games" in text
     assert bench.mean_lead(collections.Counter()) == (None, 0)
     assert "draws ending in: removed together" in text
