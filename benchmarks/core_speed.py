@@ -6,15 +6,28 @@ outcome of a reveal), and the game-over test. The reference is OpenSpiel's ``ban
 (C++, a face-down flip game like DARK), measured in the same run when the ``bench``
 extra (``open-spiel``) is installed.
 
-    python benchmarks/core_speed.py [--seconds 2] [--rounds 5]
+``--python PYTHON`` (repeatable) also plays the pure core, this checkout's source, under
+another interpreter such as PyPy (``--python pypy3.11``), in a child process each round
+between the other engines, so that its ratio to banqi is of the same run too. The child
+needs ``attrs`` and ``numpy``; it times its own games, so its start-up is not counted,
+and a JIT's warm-up is.
+
+    python benchmarks/core_speed.py [--seconds 2] [--rounds 5] [--python PYTHON ...]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import os
+import platform
 import random
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -72,6 +85,85 @@ def jungle_plies(rules: jc.Rules, seconds: float, seed: int = 0) -> tuple[float,
     return plies / (time.perf_counter() - start), games
 
 
+def interpreter_name() -> str:
+    """The running interpreter, as a table names it: ``CPython 3.11.7``, ``PyPy 7.3.19``.
+
+    >>> interpreter_name().split()[0] in ("CPython", "PyPy", "GraalVM")
+    True
+    """
+    implementation = platform.python_implementation()
+    pypy = getattr(sys, "pypy_version_info", None)
+    if pypy is not None:
+        return f"{implementation} {pypy.major}.{pypy.minor}.{pypy.micro}"
+    return f"{implementation} {platform.python_version()}"
+
+
+class Child:
+    """The pure core played under another interpreter ``python`` (a command or a path): a
+    child process that imports this checkout's ``jungle_core`` and is kept for the whole
+    run, so that it warms up (a JIT compiles its loops) as the in-process engines do.
+
+    Use as a context manager; :meth:`plies` raises :class:`RuntimeError` naming ``python``
+    when the child cannot be started or fails (the last lines of its error output in the
+    message).
+    """
+
+    def __init__(self, python: str) -> None:
+        root = Path(__file__).resolve().parent.parent
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), *([path] if path else [])])}
+        self.python = python
+        try:
+            self._process = subprocess.Popen(
+                [python, str(Path(__file__).resolve()), "--serve"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+        except OSError as error:
+            raise RuntimeError(f"--python {python}: cannot start it ({error})") from error
+
+    def plies(self, rules: jc.Rules, seconds: float, seed: int = 0) -> tuple[float, str]:
+        """:func:`jungle_plies` in the child: (plies/s, the child's :func:`interpreter_name`)."""
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            request = {"rules": rules.name, "seconds": seconds, "seed": seed}
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+            record = json.loads(process.stdout.readline())
+            return float(record["plies_per_second"]), str(record["interpreter"])
+        except (OSError, KeyError, TypeError, ValueError):
+            process.kill()
+            _, err = process.communicate()
+            tail = err.strip().splitlines()[-2:]
+            raise RuntimeError(
+                f"--python {self.python} failed (exit {process.returncode}) playing"
+                f" {rules.name}; it needs attrs and numpy: {' | '.join(tail) or 'no output'}"
+            ) from None
+
+    def __enter__(self) -> Child:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._process.poll() is None:
+            self._process.communicate(input="", timeout=60)
+
+
+def serve() -> None:
+    """The child's side of :class:`Child`: one JSON request a line on standard input
+    (``{"rules": "DARK", "seconds": 2.0, "seed": 0}``), one JSON answer a line on standard
+    output, until standard input closes."""
+    for line in sys.stdin:
+        request = json.loads(line)
+        rules = {"DARK": jc.DARK, "CLASSIC": jc.CLASSIC}[request["rules"]]
+        rate, games = jungle_plies(rules, float(request["seconds"]), int(request["seed"]))
+        answer = {"plies_per_second": rate, "games": games, "interpreter": interpreter_name()}
+        print(json.dumps(answer), flush=True)
+
+
 def banqi_plies(seconds: float, seed: int = 0) -> tuple[float, int]:
     """OpenSpiel's banqi driven the same way (chance nodes sampled in Python)."""
     import pyspiel
@@ -87,8 +179,9 @@ def banqi_plies(seconds: float, seed: int = 0) -> tuple[float, int]:
     return plies / (time.perf_counter() - start), games
 
 
-def main() -> None:
-    """Run the benchmark and print plies per second and the ratio to banqi.
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print plies per second and the ratio to banqi (0), or say
+    why an interpreter of ``--python`` could not play (2).
 
     The engines take turns, one short run each per round, and the ratio is the median of
     the rounds' ratios: a load that drifts during the run then affects both alike.
@@ -96,8 +189,32 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per run")
     parser.add_argument("--rounds", type=int, default=5, help="rounds (median reported)")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--python",
+        action="append",
+        default=[],
+        metavar="PYTHON",
+        help="also play the pure core under this interpreter (repeatable), e.g. pypy3.11",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random play")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        serve()
+        return 0
+    if not args.seconds > 0 or args.rounds < 1:
+        parser.error("--seconds must be > 0 and --rounds >= 1")
+    with contextlib.ExitStack() as stack:
+        try:
+            children = [stack.enter_context(Child(python)) for python in args.python]
+            return _run(args.rounds, args.seconds, args.seed, children)
+        except RuntimeError as error:
+            print(error, file=sys.stderr)
+            return 2
 
+
+def _run(rounds: int, seconds: float, seed: int, children: list[Child]) -> int:
+    """The rounds of :func:`main`, and its table."""
     try:
         import pyspiel  # noqa: F401
 
@@ -106,26 +223,32 @@ def main() -> None:
         have_banqi = False
     rates: dict[str, list[float]] = {}
     ratios: dict[str, list[float]] = {}
-    for _ in range(args.rounds):
+    for _ in range(rounds):
         round_rates = {
-            f"jungle_core {rules.name}": jungle_plies(rules, args.seconds)[0]
+            f"jungle_core {rules.name}": jungle_plies(rules, seconds, seed)[0]
             for rules in (jc.DARK, jc.CLASSIC)
         }
+        for child in children:
+            for rules in (jc.DARK, jc.CLASSIC):
+                rate, name = child.plies(rules, seconds, seed)
+                round_rates[f"jungle_core {rules.name}, {name}"] = rate
         if have_banqi:
-            round_rates["OpenSpiel banqi (C++)"] = banqi_plies(args.seconds)[0]
+            round_rates["OpenSpiel banqi (C++)"] = banqi_plies(seconds, seed)[0]
         for name, rate in round_rates.items():
             rates.setdefault(name, []).append(rate)
             if have_banqi:
                 ratios.setdefault(name, []).append(rate / round_rates["OpenSpiel banqi (C++)"])
 
-    print(f"random play, {args.rounds} rounds of {args.seconds:g} s per engine (medians)")
-    print(f"{'engine':<26}{'plies/s':>12}{'ratio to banqi':>16}")
+    width = max(26, *(len(name) + 2 for name in rates))
+    print(f"random play, {rounds} rounds of {seconds:g} s per engine (medians)")
+    print(f"{'engine':<{width}}{'plies/s':>12}{'ratio to banqi':>16}")
     for name, values in rates.items():
         ratio = f"{statistics.median(ratios[name]):.2f}" if have_banqi else "n/a"
-        print(f"{name:<26}{statistics.median(values):>12,.0f}{ratio:>16}")
+        print(f"{name:<{width}}{statistics.median(values):>12,.0f}{ratio:>16}")
     if not have_banqi:
         print("(install the bench extra, pip install -e '.[bench]', to measure OpenSpiel banqi)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
