@@ -7,10 +7,11 @@ outcome of a reveal), and the game-over test. The reference is OpenSpiel's ``ban
 extra (``open-spiel``) is installed.
 
 ``--python PYTHON`` (repeatable) also plays the pure core, this checkout's source, under
-another interpreter such as PyPy (``--python pypy3.11``), in a child process each round
-between the other engines, so that its ratio to banqi is of the same run too. The child
-needs ``attrs`` and ``numpy``; it times its own games, so its start-up is not counted,
-and a JIT's warm-up is.
+another interpreter such as PyPy (``--python pypy3.11``), in a child process kept for the
+whole run and played between the other engines of each round, so that its ratio to banqi
+is of the same run too. The child needs ``attrs`` and ``numpy``; it times its own games,
+so its start-up is not counted; a JIT's warm-up falls in its first round, as the
+in-process engines' own does, and the median over the rounds discounts it.
 
     python benchmarks/core_speed.py [--seconds 2] [--rounds 5] [--python PYTHON ...]
 """
