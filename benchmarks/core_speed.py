@@ -159,7 +159,7 @@ def serve() -> None:
     output, until standard input closes."""
     for line in sys.stdin:
         request = json.loads(line)
-        rules = {"DARK": jc.DARK, "CLASSIC": jc.CLASSIC}[request["rules"]]
+        rules = jc.rules_by_name(request["rules"])
         rate, games = jungle_plies(rules, float(request["seconds"]), int(request["seed"]))
         answer = {"plies_per_second": rate, "games": games, "interpreter": interpreter_name()}
         print(json.dumps(answer), flush=True)
