@@ -9,7 +9,7 @@ STAMP := $(VENV)/.install-stamp-$(subst $(comma),-,$(EXTRAS))
 comma := ,
 PACKAGES := jungle_core jungle_agents jungle_train jungle_cli
 
-.PHONY: demo test lint typecheck bench test-long soak tournament-memory clean
+.PHONY: demo test test-pypy lint typecheck bench bench-pypy test-long soak tournament-memory clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,25 @@ typecheck: $(STAMP)
 test: lint typecheck
 	$(VENV)/bin/pytest -q -n auto --dist worksteal README.md $(PACKAGES) tests property_tests
 
+# Under PyPy (PYPY: a PyPy 3.11 or later), in .venv-pypy: every test that needs no JAX (JAX
+# has no PyPy build; conftest.py leaves the others uncollected), the doctests of the
+# packages included. README.md's doctests are not run here: one of its examples is the
+# JAX core's. Opt-in, since CI has no PyPy; figures in the README's "On PyPy".
+PYPY ?= pypy3
+PYPY_VENV := .venv-pypy
+$(PYPY_VENV)/bin/python:
+	$(PYPY) -c "import platform, sys; sys.exit(platform.python_implementation() != 'PyPy')" \
+		|| { echo "PYPY=$(PYPY) is not a PyPy"; exit 2; }
+	$(PYPY) -m venv $(PYPY_VENV)
+	$(PYPY_VENV)/bin/python -m pip install -q --upgrade pip
+
+$(PYPY_VENV)/.install-stamp: pyproject.toml | $(PYPY_VENV)/bin/python
+	$(PYPY_VENV)/bin/python -m pip install -q -e '.[pypy-test]'
+	touch $@
+
+test-pypy: $(PYPY_VENV)/.install-stamp
+	$(PYPY_VENV)/bin/pytest -q -n auto --dist worksteal $(PACKAGES) tests property_tests
+
 # Long Hypothesis run: many more examples per property.
 test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(VENV)/bin/pytest -q property_tests
@@ -65,5 +84,11 @@ bench: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]'
 	$(PY) benchmarks/core_speed.py
 
+# The same, with the pure core also played under PyPy (.venv-pypy, made by `make test-pypy`)
+# in the same run.
+bench-pypy: $(STAMP) $(PYPY_VENV)/.install-stamp
+	$(PY) -m pip install -q -e '.[bench]'
+	$(PY) benchmarks/core_speed.py --python $(PYPY_VENV)/bin/python
+
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(PYPY_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -23,6 +23,11 @@ programs that each run for milliseconds, so XLA's CPU compiler is most of its ti
   is compiled instead. The folder is removed when the run ends.
 
 A variable already set in the environment is kept (``XLA_FLAGS`` is extended).
+
+Without JAX (PyPy, for which JAX has no build: ``make test-pypy``), every file whose
+module-level imports reach JAX, directly or through the project's own modules, is left
+uncollected (``tests._requires.modules_needing_jax``): the JAX core, the DQN, value and
+AlphaZero training, and their tests.
 """
 
 from __future__ import annotations
@@ -31,8 +36,11 @@ import importlib.util
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
+
+from tests._requires import jax_installed, modules_needing_jax
 
 _FAST_COMPILE = "--xla_backend_optimization_level=0"
 if "--xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
@@ -67,6 +75,9 @@ collect_ignore = [
     for path, frameworks in _ADAPTER_NEEDS.items()
     if any(importlib.util.find_spec(name) is None for name in frameworks)
 ]
+
+if not jax_installed():  # PyPy: see the module docstring
+    collect_ignore += modules_needing_jax(Path(__file__).resolve().parent)
 
 settings.register_profile(
     "ci",

@@ -1,4 +1,9 @@
-"""The training sub-commands: ``jungle train``, ``jungle plot``, ``jungle ablate``."""
+"""The training sub-commands: ``jungle train``, ``jungle plot``, ``jungle ablate``.
+
+The plots (matplotlib) are imported by the commands that draw them, not with the CLI:
+matplotlib is most of the time ``import jungle_cli`` would otherwise take, which every
+``jungle`` command pays at start.
+"""
 
 from __future__ import annotations
 
@@ -10,10 +15,8 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from jungle_cli._progress import format_seconds
-from jungle_train._plots import plot_training
 from jungle_train._run import run_training
 from jungle_train._trainers import KINDS, make_trainer, resolve_config
-from jungle_train.ablate import ablate_gamma
 
 __all__ = ["TrainProgress", "add_train_parsers"]
 
@@ -108,11 +111,15 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    from jungle_train._plots import plot_training
+
     print(f"wrote {plot_training(args.run, args.out)}")
     return 0
 
 
 def _cmd_ablate(args: argparse.Namespace) -> int:
+    from jungle_train.ablate import ablate_gamma
+
     gammas = [float(g) for g in args.gammas.split(",") if g]
     kinds = [k for k in args.kinds.split(",") if k]
     steps = {}

@@ -306,7 +306,10 @@ def register_azero() -> None:
 
 
 def _make_azero(rules: Any, **params: Any) -> Any:
-    """Build an :class:`~jungle_train._azero_agent.AZeroAgent` (imports JAX)."""
-    from jungle_train._azero_agent import AZeroAgent
+    """Build an :class:`~jungle_train._azero_agent.AZeroAgent` (imports JAX; where JAX is
+    not installed, :class:`~jungle_train._errors.JaxMissingError`, which
+    :func:`~jungle_agents.make_agent` reports as an ``AgentSpecError``)."""
+    from jungle_train._errors import import_jax_module
 
-    return AZeroAgent(rules, **params)
+    agent = import_jax_module("jungle_train._azero_agent", "the agent 'azero'").AZeroAgent
+    return agent(rules, **params)

@@ -1,22 +1,22 @@
 """The learners by kind, for ``jungle train`` and the ablations: their config classes,
 named configs, and trainers.
 
-Each kind's module is imported only when that kind is asked for (the DQN and AlphaZero
-bring JAX).
+Each kind's module is imported only when that kind is asked for (the DQN, the value
+network and AlphaZero bring JAX; where JAX is not installed, as on PyPy, asking for one of
+them raises :class:`~jungle_train._errors.JaxMissingError` and the others still work).
 
->>> cls, named = config_class("dqn")
->>> cls.__name__, sorted(named)
-('Config', ['cpu', 'gpu', 'spec'])
+>>> cls, named = config_class("qlearn")
+>>> cls.__module__, sorted(named)
+('jungle_train.tabular_q', ['default'])
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from typing import Any
 
 from jungle_train._config import load_config
-from jungle_train._errors import ConfigError
+from jungle_train._errors import ConfigError, import_jax_module
 from jungle_train._run import Trainer
 
 __all__ = ["KINDS", "config_class", "make_trainer", "resolve_config"]
@@ -42,7 +42,7 @@ _TRAINER_CLASS = {
 def _module(kind: str) -> Any:
     if kind not in KINDS:
         raise ConfigError(f"unknown learner {kind!r}; valid: {', '.join(KINDS)}")
-    return importlib.import_module(KINDS[kind])
+    return import_jax_module(KINDS[kind], f"the learner {kind!r}")
 
 
 def config_class(kind: str) -> tuple[type[Any], dict[str, Any]]:

@@ -12,6 +12,7 @@ import pytest
 
 from jungle_agents.arena import load_games, play_match, replay
 from jungle_core import DARK, State, from_fen
+from tests._requires import needs_jax
 from tests._scripts import load_benchmark
 
 
@@ -114,6 +115,7 @@ def test_counting_trades_changes_only_a_lone_piece() -> None:
     assert differ
 
 
+@needs_jax
 def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -> None:
     """``can_still_win`` (pure, by the battle table) equals the same rule written by rank
     here and ``jungle_train._hand_value.winning_material`` on the JAX core (what

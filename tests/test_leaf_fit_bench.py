@@ -10,6 +10,7 @@ import numpy as np
 from jungle_agents.arena import load_games, play_match, replay
 from jungle_core import DARK
 from jungle_train._value_agent import ValueEvaluator
+from tests._requires import needs_jax
 from tests._scripts import load_benchmark
 
 
@@ -55,6 +56,7 @@ def test_positions_and_value_correlations_agree_with_the_replayed_games(tmp_path
     assert rows[1][1] + rows[4][1] == len(states)  # some face down, or none
 
 
+@needs_jax
 def test_an_alphazero_checkpoint_and_its_mixes_are_correlated_too(tmp_path: Path) -> None:
     """``--value`` with an AlphaZero checkpoint reads its value head (the network alone,
     for the player to move), and ``--mix w`` adds ``(1 - w) * network + w * hand``."""
@@ -122,6 +124,7 @@ def test_the_search_column_is_the_agents_root_value_for_the_mover(tmp_path: Path
     assert np.isclose(corr[1], np.corrcoef(want, y)[0, 1], atol=1e-6)
 
 
+@needs_jax
 def test_piece_value_fit_reads_the_holdings_and_recovers_known_values(tmp_path: Path) -> None:
     """``--values``: the holdings of each position give the material balance the search's
     hand-made value computes (:func:`material_balance`, any named set of values), and the
