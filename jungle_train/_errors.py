@@ -58,7 +58,8 @@ def import_jax_module(name: str, what: str) -> ModuleType:
     """Import the module ``name``, which runs on JAX; where a package of
     :data:`JAX_LIBRARIES` is missing, raise :class:`JaxMissingError` naming ``what``.
 
-    Any other import error is raised as it is: only a missing JAX library is expected.
+    Any other import error is raised as it is, a missing module inside an installed JAX
+    library included (a version that lacks it is not a missing JAX).
 
     >>> import_jax_module("jungle_train.tabular_q", "tabular Q").__name__
     'jungle_train.tabular_q'
@@ -70,7 +71,7 @@ def import_jax_module(name: str, what: str) -> ModuleType:
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
-        missing = (error.name or "").partition(".")[0]
+        missing = error.name or ""
         if missing not in JAX_LIBRARIES:
             raise
         interpreter = f"{platform.python_implementation()} {platform.python_version()}"

@@ -26,7 +26,7 @@ def load_benchmark(name: str) -> ModuleType:
         spec.loader.exec_module(module)
     except ModuleNotFoundError as error:
         del sys.modules[name]
-        if jax_installed() or (error.name or "").partition(".")[0] not in JAX_LIBRARIES:
+        if jax_installed() or error.name not in JAX_LIBRARIES:
             raise
         pytest.skip(f"benchmarks/{name}.py needs JAX ({error.name} is not installed)")
     return module

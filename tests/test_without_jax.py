@@ -86,6 +86,7 @@ def test_import_jax_module_names_a_missing_jax_library_and_nothing_else(
 ) -> None:
     (tmp_path / "probe_needs_mctx.py").write_text("import mctx\n")
     (tmp_path / "probe_needs_other.py").write_text("import no_such_library_anywhere\n")
+    (tmp_path / "probe_needs_a_jax_part.py").write_text("import jax.no_such_part_of_jax\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(sys.modules, "mctx", None)  # what an install without mctx looks like
     with pytest.raises(JaxMissingError, match=r"the probe runs on JAX, and 'mctx' is not") as e:
@@ -95,6 +96,9 @@ def test_import_jax_module_names_a_missing_jax_library_and_nothing_else(
         import_jax_module("probe_needs_other", "the other probe")
     assert not isinstance(other.value, JaxMissingError)
     assert other.value.name == "no_such_library_anywhere"
+    with pytest.raises(ModuleNotFoundError) as part:  # jax is there: not a missing JAX
+        import_jax_module("probe_needs_a_jax_part", "the third probe")
+    assert not isinstance(part.value, JaxMissingError)
 
 
 def test_the_scan_follows_imports_through_modules_and_packages(tmp_path: Path) -> None:
