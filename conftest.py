@@ -32,7 +32,6 @@ AlphaZero training, and their tests.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shutil
 import tempfile
@@ -40,7 +39,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
-from tests._requires import jax_installed, modules_needing_jax
+from tests._requires import installed, jax_installed, modules_needing_jax
 
 _FAST_COMPILE = "--xla_backend_optimization_level=0"
 if "--xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
@@ -73,7 +72,7 @@ _ADAPTER_NEEDS = {
 collect_ignore = [
     path
     for path, frameworks in _ADAPTER_NEEDS.items()
-    if any(importlib.util.find_spec(name) is None for name in frameworks)
+    if not all(installed(name) for name in frameworks)
 ]
 
 if not jax_installed():  # PyPy: see the module docstring
