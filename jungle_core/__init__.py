@@ -20,6 +20,7 @@ from jungle_core._errors import (
     JungleError,
     NotationError,
 )
+from jungle_core._extras import DISTRIBUTION, MissingExtraError, import_optional
 from jungle_core._game import (
     chance_outcomes,
     is_chance_action,
@@ -62,7 +63,13 @@ from jungle_core._state import (
 from jungle_core._tables import can_take
 from jungle_core._tensors import features, observation, observation_shape
 
+__version__ = "0.2.0"
+
 __all__ = [
+    "DISTRIBUTION",
+    "MissingExtraError",
+    "import_optional",
+    "__version__",
     "CLASSIC",
     "DARK",
     "DARK_STRICT",

@@ -1,0 +1,96 @@
+"""Optional parts of the library and the extra that installs each.
+
+The bare install (``pip install dou-shou-qi``) is the rules, the search agents, the arena,
+the CLI and the learned agents played with numpy, on attrs and numpy alone. Everything
+heavier is an *extra*: ``jax`` (the JAX core), ``train`` (the DQN, value and AlphaZero
+learners and the ``azero`` agent), ``plot``, ``serve``, ``interop``, ``ray``, and ``all``.
+A feature whose extra is missing raises :class:`MissingExtraError`, one typed error that
+names the feature, the missing package and the command that installs it.
+
+>>> import_optional("json", "the JSON reader").__name__
+'json'
+>>> EXTRA_OF["matplotlib"]
+'plot'
+"""
+
+from __future__ import annotations
+
+import importlib
+import platform
+from types import ModuleType
+
+from jungle_core._errors import JungleError
+
+__all__ = ["DISTRIBUTION", "EXTRA_OF", "MissingExtraError", "import_optional"]
+
+DISTRIBUTION = "dou-shou-qi"
+"""The name the library is installed under (``pip install dou-shou-qi``); the import
+packages (``jungle_core``, ``jungle_agents``, ``jungle_train``, ``jungle_cli``) and the
+``jungle`` command keep their own names."""
+
+EXTRA_OF: dict[str, str] = {
+    "jax": "jax",
+    "jaxlib": "jax",
+    "flax": "train",
+    "optax": "train",
+    "flashbax": "train",
+    "mctx": "train",
+    "matplotlib": "plot",
+    "starlette": "serve",
+    "uvicorn": "serve",
+    "pyspiel": "interop",
+    "open_spiel": "interop",
+    "pettingzoo": "interop",
+    "gymnasium": "interop",
+    "ray": "ray",
+}
+"""The top-level package of each optional dependency, and the extra that installs it."""
+
+# What JAX and the libraries built on it need that an interpreter may lack.
+_JAX_FAMILY = frozenset({"jax", "jaxlib", "flax", "optax", "flashbax", "mctx"})
+
+
+class MissingExtraError(JungleError, ImportError):
+    """A feature was asked for whose optional dependency is not installed.
+
+    ``extra`` is the extra that installs it and ``package`` the missing top-level package.
+
+    >>> error = MissingExtraError("plots need matplotlib", extra="plot", package="matplotlib")
+    >>> isinstance(error, ImportError) and isinstance(error, ValueError), error.extra
+    (True, 'plot')
+    """
+
+    def __init__(self, message: str, *, extra: str, package: str) -> None:
+        super().__init__(message)
+        self.extra = extra
+        self.package = package
+
+
+def import_optional(name: str, what: str) -> ModuleType:
+    """Import the module ``name``; where an optional dependency it needs is missing, raise
+    :class:`MissingExtraError` naming ``what``, the package and the extra to install.
+
+    Any other import error is raised as it is, a missing module inside an installed
+    package included (a version that lacks it is not a missing extra).
+
+    >>> import_optional("jungle_core.no_such_module", "nothing")
+    Traceback (most recent call last):
+    ...
+    ModuleNotFoundError: No module named 'jungle_core.no_such_module'
+    """
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        missing = error.name or ""
+        extra = EXTRA_OF.get(missing)
+        if extra is None:
+            raise
+        hint = f"pip install '{DISTRIBUTION}[{extra}]'"
+        if missing in _JAX_FAMILY and platform.python_implementation() != "CPython":
+            interpreter = f"{platform.python_implementation()} {platform.python_version()}"
+            hint += f" on CPython (JAX has no build for {interpreter})"
+        raise MissingExtraError(
+            f"{what} needs {missing!r}, which is not installed: {hint}",
+            extra=extra,
+            package=missing,
+        ) from error
