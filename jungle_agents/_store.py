@@ -2,8 +2,11 @@
 
 The first line is the run's header (``{"type": "header", "rules", "seed", "max_plies"}``),
 every other line one game (:meth:`GameResult.to_json`). A crash can tear only the last
-line (no newline yet): readers ignore it and :class:`GamesFile` cuts it off before it
-appends, so that game is played again. A run resumes from the file: the games in it are
+line. A last line that is not yet whole JSON is torn: readers ignore it and
+:class:`GamesFile` cuts it off before it appends, so that game is played again. A last line
+that is whole JSON whose newline was not written (a crash between the two) is a finished
+game: readers count it and :class:`GamesFile` writes its newline, so it is neither lost nor
+played twice. A run resumes from the file: the games in it are
 not played again (:func:`open_run` checks that the file belongs to the run, then yields
 them one at a time, so a file of any size takes the memory of one game).
 
@@ -223,12 +226,14 @@ def resumable_games(
     return list(iter_resumable_games(path, rules, pairs, games_per_pair, seed, max_plies, deals))
 
 
-def _cut_torn_line(path: Path) -> None:
-    """Cut a last line torn by a crash (no newline), so the next entry starts on a line of
-    its own; the file is read from its end, a block at a time."""
+def _seal_last_line(path: Path) -> None:
+    """End the file on a whole line before an append: a last line without its newline is
+    completed when it is whole JSON (its game was finished, so readers counted it) and
+    cut off otherwise (torn mid-write); the file is read from its end, a block at a time."""
     with open(path, "r+b") as f:
         end = f.seek(0, os.SEEK_END)
         position = end
+        tail = b""
         while position > 0:
             start = max(0, position - 65536)
             f.seek(start)
@@ -237,11 +242,28 @@ def _cut_torn_line(path: Path) -> None:
                 return
             newline = block.rfind(b"\n")
             if newline >= 0:
-                f.truncate(start + newline + 1)
-                return
+                tail = block[newline + 1 :] + tail
+                start += newline + 1
+                break
+            tail = block + tail
             position = start
-        if end:
-            f.truncate(0)
+        else:
+            start = 0
+        if _is_whole_json(tail):
+            f.seek(end)
+            f.write(b"\n")
+        else:
+            f.truncate(start)
+
+
+def _is_whole_json(line: bytes) -> bool:
+    """Whether ``line`` (without a newline) decodes as JSON: what the readers test to tell
+    a finished entry from a torn one."""
+    try:
+        decode_json(line, "the last line")
+    except RecordError:
+        return False
+    return True
 
 
 class GamesFile:
@@ -257,7 +279,7 @@ class GamesFile:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
-            _cut_torn_line(self.path)
+            _seal_last_line(self.path)
         self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
         if not has_header:
             self.append(header)
