@@ -9,7 +9,7 @@ the other, to the end of the game. Prints, per agent, the endgames won, drawn an
     .venv/bin/python benchmarks/endgames.py --games 'results/strength/*.jsonl' \\
         minimax:depth=2 minimax:depth=3 minimax:depth=3,reply=0
 
-The game files must have been played (SPEC §8 seeds make them reproducible); each
+The game files must have been played (the arena's seeds make them reproducible); each
 endgame's seed is its index, so every agent meets the same positions and chance draws.
 """
 

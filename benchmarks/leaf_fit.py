@@ -5,10 +5,10 @@ chance phase) and every fourth after it, labelled by the result for the player t
 (+1 a win, 0 a draw, -1 a loss). For each phase it prints
 
 - each feature's correlation with the result: the material balance
-  (:func:`jungle_train._hand_value.material_balance`), the difference of SPEC §7's shaping
-  potentials, the Greedy balance (``tanh(B / 300)``,
-  :meth:`jungle_train._jax_greedy.JaxGreedy.balance`) and the mover's best immediate
-  capture (:func:`jungle_train._hand_value.capture_gain`);
+  (:func:`jungle_train._hand_value.material_balance`), the difference of the two sides'
+  Opp − Threat shaping potentials (:func:`jungle_train._board.potential`), the Greedy
+  balance (``tanh(B / 300)``, :meth:`jungle_train._jax_greedy.JaxGreedy.balance`) and the
+  mover's best immediate capture (:func:`jungle_train._hand_value.capture_gain`);
 - the mean squared error of ``tanh(a · (material + w · potentials))`` (``a`` fitted) for
   several potential weights ``w``: the hand-made value (``w`` =
   :data:`POTENTIAL_WEIGHT`) and the weight its leaf value would predict the results
@@ -40,12 +40,12 @@ positions, five-fold cross-validated by game, then the correlation of each named
 :data:`jungle_train._hand_value.PIECE_VALUES` with the results, by pieces face down.
 Measured (2026-11-27, the 128,342 positions of docs/games/leaf-fit-games.txt, 40 s):
 fitted on all positions, Rat 92, Cat 0, Dog 39, Wolf 49, Leopard 50, Tiger 74, Lion 107,
-Elephant 159 (held-out correlation +0.366, as SPEC's values'); in the chance phase
+Elephant 159 (held-out correlation +0.366, as the Greedy values'); in the chance phase
 alone Lion 148 and Elephant 279 (+0.351 against +0.330), with every piece face up Rat
 131 and Elephant 86 (+0.504 against +0.479). The rounded ``fitted`` set correlates
-+0.353 with the results in the chance phase against SPEC's +0.330, +0.469 against
++0.353 with the results in the chance phase against the Greedy values' +0.330, +0.469 against
 +0.474 with every piece face up. Played by the ``azero`` search it scored worse than
-SPEC's values (README).
+the Greedy values (docs/results.md).
 
 Positions of one game are correlated, which is why the folds split by game.
 
@@ -189,7 +189,8 @@ def balance(values: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> np.ndar
 def fit_piece_values(mine: np.ndarray, theirs: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``float64[9]``: the piece values (``[:8]``, scaled to a Leopard of 50) and the
     scale ``a`` (``[8]``) of the least-squares fit ``y ≈ tanh(a · balance)``, BFGS from
-    SPEC's values (log-values fitted, so that each stays positive)."""
+    the Greedy agent's values, ``PIECE_VALUES["spec"]`` (log-values fitted, so that each
+    stays positive)."""
     m, t, yy = jnp.asarray(mine), jnp.asarray(theirs), jnp.asarray(y)
 
     def loss(w: jax.Array) -> jax.Array:
@@ -213,7 +214,7 @@ def piece_value_tables(
     spec_values = np.asarray(PIECE_VALUES["spec"])
     print(f"{games.max() + 1} games, {len(states)} positions")
     print("piece values fitted (Rat .. Elephant, Leopard 50) and scale a, then the held-out")
-    print("correlation of their balance with the result against SPEC's values', five folds:")
+    print("correlation of their balance with the result against the Greedy values', five folds:")
     for phase, chosen in (
         ("all", down >= 0),
         ("chance phase", down > 0),

@@ -1,4 +1,4 @@
-"""Strength of the built-in agents on DARK (SPEC §8 protocol), resumable.
+"""Strength of the built-in agents on DARK (seeded matches, docs/arena.md), resumable.
 
 Plays the pairs the project's targets name, 200 games a pair by default (half with each
 agent first), appending every game to ``<out>/<pair>.jsonl``; rerun the same command to
@@ -26,12 +26,13 @@ PAIRS = [
     ("minimax:depth=2", "greedy"),
     ("minimax:depth=3", "random"),
     ("minimax:depth=3", "greedy"),
-    # ablations of the defaults that SPEC §7 does not state (each measured against Greedy):
+    # ablations of the search's own defaults beyond the plain expectiminimax (each against
+    # Greedy):
     # no answer to a threat at the horizon; and no contempt either (the previous default)
     ("minimax:depth=3,reply=0", "greedy"),
     ("minimax:depth=3,contempt=0,reply=0", "greedy"),
     ("minimax:depth=2,contempt=0", "greedy"),
-    # SPEC §7 as written: a draw is 0, only exactly equal moves are ties, chosen at random
+    # the plain search: a draw is 0, only exactly equal moves are ties, chosen at random
     ("minimax:depth=3,margin=0,tiebreak=random,contempt=0,reply=0", "random"),
     ("minimax:depth=3,margin=0,tiebreak=random,contempt=0,reply=0", "greedy"),
 ]

@@ -43,8 +43,8 @@ class Agent(Protocol):
     """A game-playing agent: it sees only the state and returns a legal action.
 
     ``act`` gets the state to move in and a numpy ``Generator`` (the agent's only source
-    of randomness, so a seeded game replays exactly); it returns one SPEC §4 action integer
-    that is legal in ``state``. ``name`` labels the agent in reports.
+    of randomness, so a seeded game replays exactly); it returns one action integer (the
+    encoding of docs/rules.md) that is legal in ``state``. ``name`` labels the agent in reports.
 
     >>> import numpy as np
     >>> from jungle_core import DARK, new_game, legal_actions

@@ -27,7 +27,7 @@ _SEARCH_PARAMS = params_of(SearchConfig)
 _DARK_WEIGHT_PARAMS = params_of(DarkWeights, help_prefix="DARK weight: ")
 # the leaf evaluation is the agent's, not the search's: declared here, once
 _EVALUATION_PARAMS = {
-    "eval": Param(str, HAND, "leaf evaluation: hand (SPEC §7) or a registered network (value)"),
+    "eval": Param(str, HAND, "leaf evaluation: hand (built in) or a registered network (value)"),
     "value_path": Param(str, "", "the network evaluation's checkpoint (default: shipped)"),
 }
 _MINIMAX_PARAMS = {**_SEARCH_PARAMS, **_DARK_WEIGHT_PARAMS, **_EVALUATION_PARAMS}
@@ -71,13 +71,13 @@ def register_builtin_agents() -> None:
         "greedy",
         _greedy,
         _GREEDY_PARAMS,
-        "one ply, the SPEC §7 heuristic H (expected over chance outcomes)",
+        "one ply, the heuristic H: material, position, mobility, safety (expected over chance)",
         replace=True,
     )
     register_agent(
         "minimax",
         _minimax,
         _MINIMAX_PARAMS,
-        "expectiminimax with the SPEC §7 evaluation and switchable enhancements",
+        "expectiminimax with a hand-written evaluation and switchable enhancements",
         replace=True,
     )

@@ -1,4 +1,4 @@
-"""The CLASSIC evaluation (SPEC §7) and fast CLASSIC move loops for it.
+"""The CLASSIC evaluation of the Minimax agent and fast CLASSIC move loops for it.
 
 The evaluation of a state for player ``r`` is the difference (r's minus the opponent's) of
 

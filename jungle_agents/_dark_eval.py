@@ -1,4 +1,4 @@
-"""The DARK evaluation of the Minimax agent (SPEC §7), with an incremental form.
+"""The DARK evaluation of the Minimax agent (docs/agents.md), with an incremental form.
 
 The evaluation of a state for player ``r`` ("self") is::
 
@@ -8,9 +8,10 @@ The evaluation of a state for player ``r`` ("self") is::
   + sum over adjacent pairs (self revealed p, opp revealed q) of
         take * [p can take q] - taken * [q can take p]
 
-with the SPEC weights ``count=1, rank=10, own_face_down=5, opp_face_down=10, take=20,
-taken=15``. "Can take" is the rule set's own battle table (the base rule of SPEC §1 under
-the DARK defaults; equal ranks count under ``equal_rank="attacker_wins"``).
+with the default weights ``count=1, rank=10, own_face_down=5, opp_face_down=10, take=20,
+taken=15``. "Can take" is the rule set's own battle table (under the DARK defaults the
+base rule: higher rank takes, the Rat takes the Elephant, the Elephant never the Rat;
+equal ranks count under ``equal_rank="attacker_wins"``).
 
 Every term is a sum over single squares (``piece[code]``), over the face-down set
 (``face_down_value(mask)``) or over adjacent square pairs (``pair[c1 * NUM_CODES + c2]``), so a
@@ -31,7 +32,7 @@ __all__ = ["DarkEvaluator", "DarkWeights"]
 
 @attrs.frozen
 class DarkWeights:
-    """The weights of the DARK Minimax evaluation (SPEC §7 defaults).
+    """The weights of the DARK Minimax evaluation (defaults as in docs/agents.md).
 
     >>> DarkWeights().rank, DarkWeights(rank=5.0).rank
     (10.0, 5.0)

@@ -1,6 +1,6 @@
 """Leaf evaluations for the Minimax search, by name: ``minimax:eval=NAME``.
 
-``hand`` is SPEC §7's hand-written evaluation (the default, built in). Other packages add
+``hand`` is the hand-written evaluation (the default, built in; docs/agents.md). Other packages add
 theirs with :func:`register_evaluation` from a ``jungle.agents`` entry point, as the
 learned agents register themselves: ``jungle_train`` registers ``value``, its value
 network (``minimax:eval=value``; ``value_path=FILE`` for another checkpoint). An

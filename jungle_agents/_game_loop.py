@@ -2,8 +2,9 @@
 
 :func:`play_game` plays a game and returns its :class:`GameRecord`; :func:`replay` rebuilds
 every state of a record exactly (and refuses one that does not replay); :func:`moves_text`
-writes its plies in SPEC §4 notation. :func:`check_run_arguments` checks the numbers a
-game or a whole run is given, with the messages the command line shows.
+writes its plies in the game's notation (``?c1``, ``c1-c2``, ``c1xc2``).
+:func:`check_run_arguments` checks the numbers a game or a whole run is given, with the
+messages the command line shows.
 
 >>> from jungle_core import DARK
 >>> from jungle_agents import make_agent
@@ -253,7 +254,7 @@ def replay(record: GameRecord) -> list[State]:
 
 
 def moves_text(record: GameRecord) -> list[str]:
-    """The SPEC §4 text of each ply of a record (``?c1`` reveals name the piece turned up).
+    """The notation of each ply of a record (``?c1`` reveals name the piece turned up).
 
     >>> from jungle_core import DARK
     >>> from jungle_agents import make_agent

@@ -14,7 +14,7 @@ __all__ = ["MinimaxAgent"]
 
 
 class MinimaxAgent:
-    """Expectiminimax with the SPEC §7 evaluation and switchable enhancements.
+    """Expectiminimax with a hand-written evaluation and switchable enhancements.
 
     ``weights`` (DARK) are the evaluation weights, for ablations; on CLASSIC the CLASSIC
     evaluation is used (:mod:`jungle_agents._classic_eval`). ``evaluation`` names another

@@ -275,8 +275,9 @@ class ProcessPool:
       once with :class:`concurrent.futures.process.BrokenProcessPool` naming its exit
       code, as the executor did. :class:`multiprocessing.pool.Pool` (``imap_unordered``,
       ``terminate``) replaces a dead worker and waits for ever for the game it held
-      (CPython issue 66587); a worker killed while it waits for a task leaves the task
-      queue's lock held (CPython issue 96062), and ``terminate`` then blocks on it.
+      (https://github.com/python/cpython/issues/66587); a worker killed while it waits
+      for a task leaves the task queue's lock held
+      (https://github.com/python/cpython/issues/96062), and ``terminate`` then blocks on it.
 
     Here no lock is shared between processes (a pipe per worker), and the parent waits on
     every busy worker's pipe and every worker's sentinel together

@@ -1,7 +1,8 @@
 """The Minimax agent's search: depth-limited expectiminimax with switchable enhancements.
 
-Decision nodes maximise (the agent to move) or minimise (the opponent) the evaluation of
-SPEC §7, always scored for the agent at the root. Every action that turns a piece face up
+Decision nodes maximise (the agent to move) or minimise (the opponent) the evaluation
+(:mod:`jungle_agents._dark_eval`, :mod:`jungle_agents._classic_eval`), always scored for
+the agent at the root. Every action that turns a piece face up
 is a chance node whose value is the probability-weighted mean of its outcomes; depth
 counts decisions (chance nodes take none). A finished game scores ``+-(win + depth left)``
 (a sooner win is worth more) and 0 for a draw.
@@ -23,13 +24,13 @@ return the same root value as plain expectiminimax, which the tests check):
 - ``time``: iterative deepening from depth 1 up to ``depth`` under a time budget in
   seconds; the best action of the deepest completed iteration is played.
 
-Two switches change what is scored, where SPEC §7 leaves the search open; both are on by
-default, and ``contempt=0,reply=0`` is SPEC §7's scoring as written (the tests check
-each against its own plain definition):
+Two switches change what is scored, beyond plain expectiminimax; both are on by default,
+and ``contempt=0,reply=0`` is the plain scoring (a draw is 0, no extra ply at the
+horizon; the tests check each against its own plain definition):
 
 - ``contempt`` (100): a draw scores ``-contempt`` instead of 0, and on DARK every position
   carries the share of it that its run of quiet plies has used up,
-  ``contempt * plies_since_removal / no_removal_limit``. SPEC §7's weights score the even
+  ``contempt * plies_since_removal / no_removal_limit``. The default weights score the even
   start at -40 for both sides (a face-down piece of the opponent's costs twice what one's
   own is worth), so a draw at 0 looks like a gain to both; without contempt, games
   against Greedy stall into the 100-ply no-removal draw with most pieces still face down.
@@ -158,7 +159,7 @@ class Searcher(DarkFrontierSearch):
         >>> from jungle_core import DARK, from_fen
         >>> s = from_fen("8/8/8/8/8/8/Ew6 1 0 1 - -")   # player 1 to move: w on b1
         >>> # w steps away, E follows it: 10 * (8 - 4) + 20 (E next to a w it can take)
-        >>> literal = SearchConfig(contempt=0.0, reply=False)   # SPEC §7 as written
+        >>> literal = SearchConfig(contempt=0.0, reply=False)   # the plain scoring
         >>> Searcher(DARK, 0, literal).value(s, 2)
         60.0
         >>> # the defaults: w answers the threat (reply) and steps away again, and the

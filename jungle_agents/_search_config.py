@@ -67,8 +67,8 @@ class SearchConfig:
     opponent is to move and one of its pieces stands next to one of the agent's that can
     remove it, the opponent gets one more ply to answer before the evaluation. Otherwise
     a search of odd depth, which ends on the agent's own move, counts a threat it has
-    just made as if the opponent had to leave it standing (the adjacency term of SPEC
-    §7), and in an endgame chases a piece that simply steps away. (While pieces are face
+    just made as if the opponent had to leave it standing (the evaluation's adjacency
+    term), and in an endgame chases a piece that simply steps away. (While pieces are face
     down, the answer would multiply the chance nodes of the frontier, and the search's
     cost with it.) See the README for the measured effect."""
     time: float = attrs.field(
@@ -93,8 +93,8 @@ class SearchConfig:
     ``contempt * plies_since_removal / no_removal_limit`` subtracted from its evaluation,
     so that the cost grows with each quiet ply up to the draw itself: the agent values a
     removal (a capture, a trade, and in the end a sacrifice) for the plies it gives back,
-    instead of only noticing the draw when it falls inside the horizon. 0 is SPEC §7's
-    literal scoring; see the README for the measured effect."""
+    instead of only noticing the draw when it falls inside the horizon. 0 is the plain
+    scoring (a draw is 0); see the README for the measured effect."""
     tiebreak: str = attrs.field(
         default="approach",
         metadata={

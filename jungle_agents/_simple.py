@@ -1,4 +1,4 @@
-"""The Random and Greedy agents (SPEC §7)."""
+"""The Random and Greedy agents (docs/agents.md)."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ _GREEDY_PIECE_VALUES = {8: 80.0, 7: 70.0, 6: 60.0, 5: 50.0, 4: 40.0, 3: 30.0, 2:
 
 @attrs.frozen
 class GreedyWeights:
-    """The weights of the Greedy heuristic H (SPEC §7 defaults).
+    """The weights of the Greedy heuristic H (defaults as in docs/agents.md).
 
     >>> GreedyWeights().values[8], GreedyWeights().opp_material
     (80.0, 0.8)
@@ -74,7 +74,7 @@ class GreedyWeights:
 
 
 def greedy_heuristic(state: State, player: int, weights: GreedyWeights | None = None) -> float:
-    """H of SPEC §7: ``state`` scored for ``player`` (material, position, mobility, safety).
+    """Greedy's H: ``state`` scored for ``player`` (material, position, mobility, safety).
 
     "Can take" is the rule set's battle table; mobility counts the legal actions
     ``player`` would have if it were to move in ``state``.
@@ -163,7 +163,7 @@ class _Heuristic:
 
 
 class GreedyAgent:
-    """One ply: the action whose resulting state scores best under H (SPEC §7).
+    """One ply: the action whose resulting state scores best under H (:func:`greedy_heuristic`).
 
     An action with chance outcomes scores the probability-weighted mean of H over its
     outcomes (from :func:`jungle_core.transitions`); ties are broken with ``rng``. H is

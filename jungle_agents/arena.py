@@ -1,4 +1,4 @@
-"""The arena: games, matches and round-robin tournaments between agents (SPEC §8).
+"""The arena: games, matches and round-robin tournaments between agents (docs/arena.md).
 
 - :func:`play_game` plays one seeded game and returns a :class:`GameRecord` (actions,
   chance outcomes, result, decision times); :func:`replay` rebuilds every state of it

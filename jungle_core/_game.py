@@ -46,7 +46,7 @@ __all__ = [
     "transitions",
 ]
 
-# CLASSIC set-up of SPEC §3, as (square name, owner, rank).
+# CLASSIC set-up (player 1's is player 0's turned 180°), as (square name, owner, rank).
 _CLASSIC_SETUP = (
     ("a1", 0, 6), ("g1", 0, 7), ("b2", 0, 2), ("f2", 0, 3),
     ("a3", 0, 8), ("c3", 0, 4), ("e3", 0, 5), ("g3", 0, 1),
@@ -280,8 +280,9 @@ def returns(state: State) -> tuple[float, float]:
 def score(state: State, player: int) -> float:
     """``player``'s score: 1 a win, 0.5 a draw, 0 a loss; ``(returns(state)[player] + 1) / 2``.
 
-    Results are reported as the mean score over games (SPEC §2). An unfinished game
-    scores 0.5, as :func:`returns` gives it (0, 0). ``player`` must be 0 or 1.
+    Results are reported as the mean score over games, (wins + draws / 2) / games. An
+    unfinished game scores 0.5, as :func:`returns` gives it (0, 0). ``player`` must be 0
+    or 1.
 
     >>> from jungle_core import from_fen
     >>> score(from_fen("8/8/8/8/8/8/E7 1 0 9 - -"), 0)

@@ -158,7 +158,7 @@ def classic_actions(
 ) -> list[int]:
     """CLASSIC's moves for player ``me``, ascending: the one statement of its move rule.
 
-    SPEC §3: land steps one square; only a Rat enters water; a Tiger or Lion leaps a
+    The rules: land steps one square; only a Rat enters water; a Tiger or Lion leaps a
     river unless a Rat swims in the way; nobody enters their own den; a capture needs a
     higher rank (Rat takes Elephant), except that a piece on a trap by the mover's den is
     taken by any rank; a Rat does not capture across the water's edge. What the terrain
@@ -263,7 +263,7 @@ _last_outcome: tuple[State | None, Outcome | None] = (None, None)
 def legal_actions(state: State) -> tuple[int, ...]:
     """The legal actions, ascending (reveals first, then moves); empty when none.
 
-    Actions are SPEC §4 integers: ``sq`` reveals square ``sq``, and
+    Actions are integers (docs/rules.md): ``sq`` reveals square ``sq``, and
     ``rows * cols + sq * 4 + d`` moves the piece on ``sq`` in direction ``d``
     (0 = row - 1, 1 = row + 1, 2 = col - 1, 3 = col + 1). A finished game may still list
     actions (the game is over by :func:`outcome`, not by an empty list).

@@ -1,4 +1,4 @@
-"""Text: position strings (SPEC §5), action strings (SPEC §4) and an ASCII board."""
+"""Text: position strings, action strings and an ASCII board (formats in docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -93,7 +93,7 @@ def _parse_face_down(text: str, owner: int, fen: str) -> int:
 
 
 def from_fen(text: str, rules: Rules = DARK) -> State:
-    """Parse a position string (SPEC §5) under ``rules``, validating it.
+    """Parse a position string (the format of :func:`to_fen`) under ``rules``, validating it.
 
     Raises :class:`NotationError` for malformed text and :class:`InvalidPositionError`
     for a position that cannot exist. Under ``repetition="ban_third"`` the parsed state's
@@ -267,7 +267,7 @@ def _destination(state: State, action: int) -> int:
 
 
 def action_to_str(state: State, action: int) -> str:
-    """The SPEC §4 text of an action: ``?c1``, ``c1-c2``, ``c1xc2``, a jump ``a3-a7``.
+    """The notation of an action: ``?c1``, ``c1-c2``, ``c1xc2``, a jump ``a3-a7``.
 
     ``x`` marks a move onto an occupied square (a capture, a battle, or a bump into a
     face-down piece). The action need not be legal, but must exist on the board.
@@ -314,7 +314,7 @@ def describe_action(state: State, action: int) -> str:
 
 
 def parse_action(state: State, text: str) -> int:
-    """The action a SPEC §4 string names in ``state``; ``-`` and ``x`` are interchangeable.
+    """The action a notation string names in ``state``; ``-`` and ``x`` are interchangeable.
 
     Raises :class:`NotationError` for malformed text and :class:`IllegalActionError`
     for a well-formed action that is not legal here.

@@ -1,4 +1,4 @@
-"""Writing a position as text: square names and the SPEC §5 position string.
+"""Writing a position as text: square names and the position string (docs/rules.md).
 
 Kept apart from :mod:`jungle_core._notation` (which also parses, and so needs the rules of
 movement) so that :class:`~jungle_core.State`'s ``repr`` can use it without an import
@@ -58,7 +58,7 @@ def face_down_field(mask: int, owner: int) -> str:
 
 
 def to_fen(state: State) -> str:
-    """The position string of SPEC §5.
+    """The position string of ``state`` (FEN-like; the format is in docs/rules.md).
 
     >>> from jungle_core import new_game, CLASSIC
     >>> to_fen(new_game())

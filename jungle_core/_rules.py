@@ -63,7 +63,7 @@ def _label(instance: object, attribute: attrs.Attribute[str], value: str) -> Non
 
 @attrs.frozen(cache_hash=True)
 class Rules:
-    """A rule set: the board, the set-up and every rule option (SPEC §2, §3).
+    """A rule set: the board, the set-up and every rule option (docs/rules.md).
 
     Build variations of the presets with :func:`attrs.evolve`; ``name`` is a label for
     reports and does not change the rules.
@@ -113,7 +113,7 @@ class Rules:
                 raise JungleError("CLASSIC rules need a 9x7 board and setup='classic'")
             if (self.equal_rank, self.weaker_attack) != ("attacker_wins", "forbidden"):
                 raise JungleError(
-                    "CLASSIC captures are fixed by SPEC §3 (equal ranks take each other, a "
+                    "CLASSIC captures are fixed by its rules (equal ranks take each other, a "
                     "weaker piece cannot attack): keep equal_rank='attacker_wins' and "
                     "weaker_attack='forbidden'"
                 )
@@ -146,7 +146,7 @@ class Rules:
 
 
 DARK = Rules()
-"""The library's default: the 7x8 flip game of SPEC §2."""
+"""The library's default: the 7x8 flip game, every piece starting face down."""
 
 DARK_STRICT = Rules(
     name="DARK_STRICT",
@@ -170,4 +170,4 @@ CLASSIC = Rules(
     no_removal_limit=0,
     ply_limit=300,
 )
-"""The traditional 9x7 game of SPEC §3: dens, traps, rivers; draw after 300 plies."""
+"""The traditional 9x7 game: dens, traps, rivers; draw after 300 plies."""

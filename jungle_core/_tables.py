@@ -35,7 +35,7 @@ class BattleResult:
 
 
 def can_take(attacker_rank: int, defender_rank: int) -> bool:
-    """The base capture rule of SPEC §1 for two revealed pieces of opposite sides.
+    """The base capture rule for two revealed pieces of opposite sides.
 
     Strictly higher rank takes, except that an Elephant never takes a Rat, and a Rat
     takes an Elephant.
@@ -71,14 +71,14 @@ class Tables:
       whose piece is (or has just turned up as) face-up ``q`` (0: empty) leaves behind,
       ``(code left on the source square, code left on the target, removed-piece bits)``
       with bit ``code - 1`` per piece removed; a piece of the mover's own that turns up
-      stops the move (SPEC §1). The one statement of a DARK move's effect: the
+      stops the move. The one statement of a DARK move's effect: the
       transition and the agents' incremental evaluations read it.
     - ``classic_candidates[code][sq]``: CLASSIC: the moves the piece ``code`` on ``sq``
       may make on the terrain alone, as ``(action, landing, ok, crossed)`` in ascending
       action: ``ok[q]`` says whether it may land on a square holding code ``q`` (empty;
       an enemy it takes by rank, or any enemy on a trap by its own den; nothing across
       the water's edge), and ``crossed`` lists the water squares a leap crosses (a Rat in
-      one blocks it). The static half of CLASSIC's move rule (SPEC §3): the terrain
+      one blocks it). The static half of CLASSIC's move rule: the terrain
       (only a Rat swims, a Tiger or Lion leaps, nobody enters their own den) is decided
       here once; :func:`jungle_core._moves.classic_actions` adds the board. Empty for
       DARK.

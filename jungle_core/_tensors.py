@@ -1,4 +1,4 @@
-"""Tensors for learning (SPEC §6): observations and the tabular feature view.
+"""Tensors for learning: observations and the tabular feature view.
 
 DARK observation, ``float32[7, 8, 6]`` for the player to move, channels:
 

@@ -1,7 +1,7 @@
 """The JAX core: the rules of :mod:`jungle_core` on thousands of games at once.
 
-:func:`make` builds a :class:`JaxEnv` for a rule set (every DARK option of SPEC §2, and
-CLASSIC without repetition bans). Its functions are pure and work on one game; batch
+:func:`make` builds a :class:`JaxEnv` for a rule set (every DARK rule option, and CLASSIC
+without repetition bans). Its functions are pure and work on one game; batch
 them with ``jax.vmap`` and compile them with ``jax.jit``:
 
 >>> import jax
@@ -374,7 +374,7 @@ class JaxEnv:
     # ------------------------------------------------------------------ observation
 
     def observe(self, state: JaxState) -> jax.Array:
-        """The SPEC §6 observation for the player to move, equal to the pure
+        """The observation for the player to move, equal to the pure
         :func:`jungle_core.observation`: ``float32[7, 8, 6]`` (DARK) or
         ``float32[9, 7, 22]`` (CLASSIC); channels as in :mod:`jungle_core._tensors`.
 

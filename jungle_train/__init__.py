@@ -1,11 +1,11 @@
-"""jungle_train: the learning agents of SPEC §7 and their training.
+"""jungle_train: the learning agents and their training (docs/training.md).
 
 - :mod:`jungle_train.dqn`: DQN on the JAX core, the whole loop jitted over thousands of
   games (``make_train(config)(key)``; :class:`jungle_train.dqn.DQNTrainer` for chunked,
   checkpointed runs);
 - :mod:`jungle_train.tabular_q`: tabular Q-learning, the table keyed by the hashable state;
-- :mod:`jungle_train.approx_q`: approximate Q-learning over SPEC §7's 16 features;
-- :mod:`jungle_train.ablate`: the discount-factor ablation (SPEC §8).
+- :mod:`jungle_train.approx_q`: approximate Q-learning over 16 hand-made features;
+- :mod:`jungle_train.ablate`: the discount-factor ablation.
 
 Every learner runs under one loop (``jungle_train._run.run_training``: checkpoints written
 atomically, a JSON Lines metrics file, evaluation games through the arena, resume after a

@@ -44,10 +44,10 @@ a DQN prior on DARK, every leaf of the search with at most three pieces, all fac
 takes its exact value from the endgame tables
 (:mod:`jungle_train._endgame_leaves`; about 90 s and 180 MB to build, once per process);
 ``greedy``: with a DQN prior on DARK, while some piece is face down, that weight (0..1)
-of SPEC §7's Greedy heuristic (both sides' H, :meth:`jungle_train._jax_greedy.JaxGreedy.balance`,
+of the Greedy agent's heuristic (both sides' H, :meth:`jungle_train._jax_greedy.JaxGreedy.balance`,
 through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
 ``values``: with a DQN prior, the piece values of the hand-made value's material
-(``spec``, SPEC §7's Greedy values, or ``fitted``, fitted to recorded games' results:
+(``spec``, the Greedy agent's values, or ``fitted``, fitted to recorded games' results:
 :data:`jungle_train._hand_value.PIECE_VALUES`; measured in the README);
 ``material``: with a DQN prior, the form of that material balance, ``ratio`` (the
 difference over the material in the game), ``difference`` (over the full set's, so
@@ -56,7 +56,7 @@ potentials scaled by the share of the material still in play;
 :data:`jungle_train._hand_value.MATERIAL_FORMS`, measured in the README);
 ``material_face_down`` (empty: ``material``): that form in the searches of the decisions
 taken while some piece is still face down;
-``potential``: with a DQN prior, the weight of the difference of SPEC §7's shaping
+``potential``: with a DQN prior, the weight of the difference of the two sides' shaping
 potentials in the hand-made value (:data:`jungle_train._hand_value.POTENTIAL_WEIGHT`, 0.01,
 by default; measured in the README); ``potential_face_down`` (-1: ``potential``): that
 weight in the searches of the decisions taken while some piece is still face down

@@ -122,7 +122,7 @@ class Config(RoundSchedule):
     positions a careless opponent leaves: capture chances that two careful searchers
     never allow each other."""
     heuristic_prior: tuple[float, ...] = (0.0, 0.0)
-    """The search's leaf values mix in a hand-made value (material balance and SPEC §7's
+    """The search's leaf values mix in a hand-made value (material balance and the Q-learners'
     shaping potential, :func:`jungle_train._hand_value.heuristic_value`) with this
     weight, from ``heuristic_prior[0]`` at the start to ``heuristic_prior[1]`` at the
     end of the run (linear in rounds); the agent plays with the final weight.
@@ -132,7 +132,7 @@ class Config(RoundSchedule):
     """Material in the value targets (0: pure AlphaZero, results only, unfinished games
     masked). When positive, a *drawn* game's result for the mover is this weight times
     the final material balance ``(M_mover - M_other) / (M_mover + M_other)`` instead of
-    0 (``M``: SPEC §7's Greedy piece values of the pieces still in the game, face-down
+    0 (``M``: the Greedy agent's piece values of the pieces still in the game, face-down
     ones by identity), and a position whose game has not ended within the window gets
     this weight times the balance at the window's end instead of no target. The
     search's own rewards stay the game's. See the module docstring."""

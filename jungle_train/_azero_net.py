@@ -1,7 +1,7 @@
 """The AlphaZero agent's network and its input: a canonical view of the position.
 
 **Canonical view.** Both rule sets are symmetric under a 180° turn of the board with the
-players swapped (SPEC §2, §3: DARK's board has no special squares; CLASSIC's dens, traps
+players swapped (DARK's board has no special squares; CLASSIC's dens, traps
 and rivers turn into each other's). The network therefore always sees the position from
 the side of the player to move, as player 0: when player 1 is to move, the board is
 turned (square ``sq`` → ``N - 1 - sq``) and the players' planes are swapped, and the
@@ -12,8 +12,9 @@ learns both seats from every game.
 Planes, ``float32[rows, cols, C]`` (:func:`canonical_planes`):
 
 - DARK, ``C = 6``: the mover's / the opponent's probability of owning the piece on the
-  square (SPEC §6 channels 4 and 5), rank / 8, face up, then two clocks broadcast:
-  plies since a removal / the no-removal limit, and 0 (DARK has no ply limit);
+  square (channels 4 and 5 of :func:`jungle_core.observation`), rank / 8, face up, then
+  two clocks broadcast: plies since a removal / the no-removal limit, and 0 (DARK has no
+  ply limit);
 - CLASSIC, ``C = 22``: the mover's pieces by rank (8), the opponent's (8), water, the
   mover's traps, the opponent's traps, the opponent's den (the one to enter), then the
   two clocks (0, and ply / the ply limit).

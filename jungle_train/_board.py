@@ -1,5 +1,5 @@
 """Board arithmetic of the DQN's rewards on the JAX core (one game; ``vmap`` for a batch):
-which pieces are still in the game, what a ply removed, and SPEC §7's Opp − Threat
+which pieces are still in the game, what a ply removed, and the Q-learners' Opp − Threat
 shaping potential.
 """
 
@@ -47,7 +47,7 @@ def shaping_tables(rules: Rules) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, 
 
 
 def potential(state: JaxState, player: jax.Array | int, rules: Rules = DARK) -> jax.Array:
-    """``float32[]``: SPEC §7's shaping potential ``Σ Opp(i) − Σ Threat(i)`` of ``player``
+    """``float32[]``: the Q-learners' shaping potential ``Σ Opp(i) − Σ Threat(i)`` of ``player``
     (over its revealed pieces ``i`` with the nearest revealed enemy at distance ``d``:
     ``3/(1+d)`` if ``i`` can take one of the nearest, ``−4/(1+d)`` if one can take ``i``),
     equal to the pure ``jungle_train._shaping.potential``; one game.

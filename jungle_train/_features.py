@@ -1,10 +1,10 @@
-"""The 16 features ``φ(s, a)`` of the approximate Q-learner (SPEC §7), each in [0, 1].
+"""The 16 features ``φ(s, a)`` of the approximate Q-learner, each in [0, 1].
 
-SPEC §7 lists board (6), tactical (6) and action (4) features. The board and tactical
+There are board (6), tactical (6) and action (4) features. The board and tactical
 features describe the position **after the learner's ply** (an after-state), for an
 action that turns a piece face up the probability-weighted mean over its chance outcomes:
 features of ``s`` alone are the same for every action and could not rank the actions of a
-position. "Own" is the player to move in ``s``. With ``V'`` the SPEC's Q-learning piece
+position. "Own" is the player to move in ``s``. With ``V'`` the Q-learners' piece
 values (:data:`jungle_train._shaping.VALUE`, 20.5 for a full side) and ``d`` Manhattan
 distances between revealed pieces:
 
@@ -30,7 +30,7 @@ distances between revealed pieces:
  13   is_move                    1 for a move (onto a face-down piece included)
  14   target_centre              the target square's closeness to the board's centre:
                                  ``1 - (|row - 3| / 3 + |col - 3.5| / 3.5) / 2``
-                                 (the SPEC's "normalised row/col of the target" folded
+                                 (a normalised row and column of the target folded
                                  into one symmetric number: DARK has no sides of the board)
  15   tactical_change            ``0.5 + 0.5 tanh(Δ / 4)``, Δ the expected change of the
                                  shaping potential (Opp - Threat, :func:`potential`)

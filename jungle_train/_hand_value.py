@@ -56,15 +56,15 @@ PIECE_VALUES: dict[str, tuple[float, ...]] = {
     "fitted": (90.0, 10.0, 40.0, 50.0, 50.0, 75.0, 105.0, 160.0),
 }
 """The piece values of :func:`material_balance` by name, Rat (rank 1) to Elephant (8).
-``spec``: SPEC §7's Greedy values (the default; :class:`jungle_agents.GreedyWeights`'
+``spec``: the Greedy agent's values (the default; :class:`jungle_agents.GreedyWeights`'
 ``values``, so they have one home). ``fitted``: the values whose balance
 best predicts the results of the 1,328 recorded games against minimax depth 3 listed in
 ``docs/games/leaf-fit-games.txt`` (least squares of ``tanh(a · balance)`` on their
 128,342 positions, five-fold cross-validated by game; rounded, the Cat raised from the
 fit's 0 to 10; ``benchmarks/leaf_fit.py --values``): the Rat, which takes the Elephant,
-is worth more than a Tiger, and the Lion and Elephant far more than SPEC's 70 and 80.
+is worth more than a Tiger, and the Lion and Elephant far more than ``spec``'s 70 and 80.
 Played by the search (``azero:values=fitted``) they scored worse than ``spec`` against
-minimax depth 3 (README)."""
+minimax depth 3 (docs/results.md)."""
 
 
 def _values_array(values: tuple[float, ...]) -> jax.Array:
@@ -113,10 +113,10 @@ def material_balance(
 ) -> jax.Array:
     """``float32[]``: ``(M_player - M_other) / (M_player + M_other)`` over the pieces
     still in the game (face up on the board or face down, by identity), ``M`` by the
-    piece ``values`` (8 floats, Rat to Elephant; static), SPEC §7's Greedy values by
+    piece ``values`` (8 floats, Rat to Elephant; static), the Greedy agent's values by
     default (rank 8: 80, ..., 2: 20, the Rat 30; :data:`PIECE_VALUES`); 0 when nobody
     has any. With ``form="difference"`` or ``"scaled"`` (static; :data:`MATERIAL_FORMS`)
-    the denominator is the material of all sixteen pieces instead (760 with SPEC's
+    the denominator is the material of all sixteen pieces instead (760 with the Greedy
     values), so that trading equal pieces leaves the balance unchanged.
 
     >>> from jungle_core import from_fen
@@ -350,7 +350,7 @@ def heuristic_value(
     the :func:`material_balance` (by ``piece_values`` in the ``material`` form, both
     static; ``scaled`` also scales the potentials' term, :data:`MATERIAL_FORMS`) plus
     ``potential_weight`` (:data:`POTENTIAL_WEIGHT` unless given) times the difference of
-    the two players' SPEC §7 shaping potentials (Opp − Threat: pieces near enemies they
+    the two players' shaping potentials (Opp − Threat: pieces near enemies they
     can take count for, near enemies that can take them against;
     :func:`jungle_train._board.potential`), which points the search at the enemy's
     weaker pieces beyond its horizon. With ``hunt_weight`` > 0, plus that weight times

@@ -1,4 +1,4 @@
-"""SPEC §7's Greedy agent on the JAX core: exact action values, fast under ``jit(vmap)``.
+"""The Greedy agent on the JAX core: exact action values, fast under ``jit(vmap)``.
 
 :class:`JaxGreedy` equals :class:`jungle_agents.GreedyAgent` (DARK rules): for every
 legal action, the probability-weighted mean of H (material, position, mobility, safety;
@@ -71,7 +71,7 @@ Deviations from the pure agent
 - A finished game: the pure agent refuses to evaluate it (``GameOverError``); here the
   values are those of the position as if play went on (the caller masks finished games).
 
-Every DARK option of SPEC §2 is supported (the tables follow the rule set); CLASSIC is
+Every DARK rule option is supported (the tables follow the rule set); CLASSIC is
 refused (the pure agent uses a different evaluation there).
 """
 
@@ -106,10 +106,10 @@ def _fmix32(h: jax.Array) -> jax.Array:
 
 
 class JaxGreedy:
-    """The Greedy agent of SPEC §7 for one DARK rule set, as pure functions of one game.
+    """The Greedy agent for one DARK rule set, as pure functions of one game.
 
     Built from a :class:`jungle_core.jax_env.JaxEnv` and the heuristic's weights (default
-    :class:`jungle_agents.GreedyWeights`, SPEC §7). ``N = 56`` squares, ``A = 280``
+    :class:`jungle_agents.GreedyWeights`). ``N = 56`` squares, ``A = 280``
     actions. The methods take one unbatched :class:`JaxState`; wrap them in
     ``jax.vmap`` / ``jax.jit``.
 

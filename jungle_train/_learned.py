@@ -90,7 +90,7 @@ OBSERVATIONS = {
     "spec+clock+fields+battles": (True, FIELD_PLANES + BATTLE_PLANES),
 }
 """The DQN's observations: name → ``(the clock scalar?, per-square planes)``, after
-SPEC §6's 336 floats."""
+the 336 floats of :func:`jungle_core.observation`."""
 
 
 def square_distances(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
@@ -182,7 +182,8 @@ def battle_planes(state: State) -> np.ndarray[Any, Any]:
 
 
 def extra_inputs(state: State, observation_name: str) -> np.ndarray[Any, Any]:
-    """``float32[k]``: what an observation adds after SPEC §6's 336 floats (the clock,
+    """``float32[k]``: what an observation adds after the 336 floats of
+    :func:`jungle_core.observation` (the clock,
     then the per-square planes, square-major), for the player to move.
 
     >>> from jungle_core import new_game
@@ -264,7 +265,7 @@ def arrays_to_params(
 
 
 class DQNAgent:
-    """Plays the masked argmax of a DQN checkpoint's action values (SPEC §7), with
+    """Plays the argmax of a DQN checkpoint's action values over the legal actions, with
     probability ``epsilon`` a uniformly random legal action instead.
 
     >>> import numpy as np

@@ -1,5 +1,5 @@
-"""The opponents a learner trains against, shared by every trainer (SPEC §7: "random by
-default; greedy and self-play available").
+"""The opponents a learner trains against, shared by every trainer: random by
+default; greedy and self-play available.
 
 A mix is written ``"random"`` or ``"random=0.5,greedy=0.3,self=0.2"`` (weights need not
 sum to 1; they are normalised). ``self`` is self-play against a periodically frozen copy

@@ -1,6 +1,6 @@
 """The DQN's Q-networks (flax): ``float32[..., obs]`` → ``float32[..., 280]`` action values.
 
-- :class:`QNetwork`: SPEC §7's MLP (ReLU hidden layers, dropout in training only);
+- :class:`QNetwork`: an MLP (ReLU hidden layers, dropout in training only);
 - :class:`ConvQNetwork`: 3×3 convolutions over the 7×8 board (:class:`ShiftConv`), a
   pooled context, coordinate planes and a per-square action head, optionally dueling;
 - :class:`ValueNetwork`: the same trunk with a pooled ``tanh`` head, the value network of
@@ -42,8 +42,8 @@ class ShiftConv(nn.Module):
     """A 3×3 'same' convolution written as nine shifted views of the zero-padded board
     and one Dense layer: ``float32[..., 7, 8, C]`` → ``float32[..., 7, 8, features]``.
 
-    On XLA's CPU backend its backward pass is about 10× faster than ``nn.Conv``'s
-    (``../shared/notes/dqn-calibration.md``); the result is the same convolution."""
+    On XLA's CPU backend its backward pass is about 10× faster than ``nn.Conv``'s; the
+    result is the same convolution."""
 
     features: int
 

@@ -96,7 +96,7 @@ def dqn_prior_evaluation(
     expansion, and a traced weight of 0 would still compute it. ``covering`` (static):
     :func:`heuristic_value`'s ``cover``; ``capture`` (static): its ``capture`` share.
     ``greedy`` (static): while some piece is face down, that weight times ``tanh(B /
-    GREEDY_SCALE)`` joins the hand-made value, ``B`` SPEC §7's Greedy heuristic H of the
+    GREEDY_SCALE)`` joins the hand-made value, ``B`` the Greedy agent's heuristic H of the
     mover less the other side's, halved
     (:meth:`jungle_train._jax_greedy.JaxGreedy.balance`: material with the face-down
     sets, position, mobility, and the safety of adjacent pairs, face-down neighbours

@@ -1,4 +1,4 @@
-"""The Q-learners' reward (SPEC §7, "Tabular Q-learning"), and the training game both
+"""The Q-learners' reward (docs/training.md), and the training game both
 Q-learners play against their opponent mix.
 
 Rewards are scored for one player, "the agent". A **ply** (anyone's) from ``before`` to
@@ -25,11 +25,10 @@ state's set) before and after, so a reveal never counts as one.
 
 **One learner step** is one decision of the agent: its own ply, then the opponent's reply
 (in DARK turns alternate). Its reward is :func:`expected_ply_reward` of the agent's ply —
-for an action that turns a piece face up, the expectation over its chance outcomes (SPEC:
-"for a reveal, the expectation over outcomes"), which is exact and removes the reveal's
-noise from the TD target without biasing it — plus :func:`ply_reward` of the opponent's
-realised reply. :func:`expected_ply_reward` is also what an unseen table entry starts at
-(:mod:`jungle_train.tabular_q`).
+for an action that turns a piece face up, the expectation over its chance outcomes, which
+is exact and removes the reveal's noise from the TD target without biasing it — plus
+:func:`ply_reward` of the opponent's realised reply. :func:`expected_ply_reward` is also
+what an unseen table entry starts at (:mod:`jungle_train.tabular_q`).
 
 The game driver (:class:`TrainingGame`, :func:`opponent_ply`) is shared by both learners:
 each game draws its opponent from the mix (:func:`jungle_train._opponents.parse_mix`) and
@@ -78,7 +77,7 @@ __all__ = [
 ]
 
 VALUE = (0.0, 3.0, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0)
-"""``VALUE[rank]``: V' of SPEC §7 (index 0 unused)."""
+"""``VALUE[rank]``: the Q-learners' piece values V' (index 0 unused)."""
 STEP_COST = -0.1
 CAPTURE = 10.0
 LOST = -8.0

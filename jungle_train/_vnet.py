@@ -5,8 +5,9 @@ quickly in worker processes) computes :class:`jungle_train._qnets.ValueNetwork` 
 for training); both share one architecture, the DQN's convolutional trunk
 (:class:`jungle_train._qnets.ShiftConv` layers over the 7×8 board with the clock and
 coordinate planes, a pooled context), then a small head and ``tanh``: ``float32[..., 337]``
-(SPEC §6's 336 floats for the player to move, then ``plies_since_removal / limit``) →
-``float32[...]`` in [-1, 1] (+1: the player to move wins; score = (v + 1) / 2).
+(the 336 floats of :func:`jungle_core.observation` for the player to move, then
+``plies_since_removal / limit``) → ``float32[...]`` in [-1, 1] (+1: the player to move
+wins; score = (v + 1) / 2).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The JAX core equals the pure core, action by action (issue 5).
+"""The JAX core equals the pure core, action by action.
 
 Hypothesis draws games: a rule set of the family, a seeded random prefix (to reach
 middlegames, endings and the draw limits quickly), then actions and chance outcomes drawn

@@ -258,7 +258,7 @@ def independent_balance(
     state: State, player: int, value: tuple[float, ...] = (30, 20, 30, 40, 50, 60, 70, 80)
 ) -> float:
     """The mover's material balance of a pure-core state, by identity (face up or
-    down), as :func:`material_balance` defines it (SPEC §7's Greedy values unless
+    down), as :func:`material_balance` defines it (the Greedy agent's values unless
     ``value`` gives others, Rat to Elephant): written here independently."""
     held = [value[i & 7] * (state.in_play >> i & 1) for i in range(16)]
     mine = sum(held[8 * player : 8 * player + 8])

@@ -1,8 +1,9 @@
 """An independent, deliberately slow generator for both rule families.
 
-Written from SPEC §2–§4 with none of the core's code or tables: positions are dicts of
-``(row, col) -> piece`` and every rule is spelled out where it applies. The tests compare
-the core against it (perft counts, and whole transition sets via position strings).
+Written from the rules (docs/rules.md) with none of the core's code or tables: positions
+are dicts of ``(row, col) -> piece`` and every rule is spelled out where it applies. The
+tests compare the core against it (perft counts, and whole transition sets via position
+strings).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def fen(st: Slow, rules: Rules) -> str:
 
 
 def beats(a: int, b: int) -> bool:
-    """SPEC §1: higher rank takes; the Elephant never takes the Rat; the Rat takes it."""
+    """Base capture rule: higher rank takes; the Elephant never takes the Rat; the Rat does."""
     if a == 1 and b == 8:
         return True
     if a == 8 and b == 1:
@@ -205,7 +206,7 @@ def dark_successors(st: Slow, rules: Rules) -> list[tuple[int, float, Slow]]:
 
 
 def dark_over(st: Slow, rules: Rules) -> tuple[bool, int | None]:
-    """(finished, winner) by SPEC §2."""
+    """(finished, winner) by the DARK rules: no pieces left, no-removal draw, no moves."""
     n0, n1 = _pieces(st, 0), _pieces(st, 1)
     if n0 == 0 or n1 == 0:
         return True, None if n0 == n1 else (0 if n0 else 1)

@@ -77,7 +77,7 @@ def _covers(ranks: list[int], enemy: list[int]) -> bool:
 
 
 def _can_win_by_rank(ranks: list[int], enemy: list[int]) -> bool:
-    """SPEC's DARK battles by rank, written here: higher takes lower, equal ranks trade,
+    """DARK's battles by rank, written here: higher takes lower, equal ranks trade,
     the Rat (1) takes the Elephant (8), which cannot take it."""
     if not ranks or not enemy:
         return bool(ranks)
@@ -186,7 +186,7 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
     sides = bench.chance_actions(games, "greedy")
     step, n = tables(DARK).step, DARK.num_squares
 
-    def kind(state: State, action: int) -> str:  # written here from SPEC §4's encoding
+    def kind(state: State, action: int) -> str:  # written here from the action encoding
         if action < n:
             return "reveal"
         code = state.board[step[action - n]]

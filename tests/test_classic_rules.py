@@ -1,4 +1,4 @@
-"""Example tests of every CLASSIC rule (SPEC §3), each on a drawn position.
+"""Example tests of every CLASSIC rule (docs/rules.md), each on a drawn position.
 
 Pictures show rank 9 at the top; ``~`` water, ``#`` traps and ``*`` dens are drawn for
 readability and read as empty squares.

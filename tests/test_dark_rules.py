@@ -1,4 +1,4 @@
-"""Example tests of every DARK rule (SPEC §2), each on a drawn position."""
+"""Example tests of every DARK rule (docs/rules.md), each on a drawn position."""
 
 from __future__ import annotations
 

@@ -144,7 +144,7 @@ def test_endgame_starts_are_played_and_counted_apart() -> None:
 
 
 def test_shaping_potential_equals_the_pure_one() -> None:
-    """SPEC §7's Opp − Threat potential on the JAX core equals the Q-learners' pure one
+    """The Opp − Threat shaping potential on the JAX core equals the Q-learners' pure one
     on every position of a few random games, for both players."""
     env = make(DARK)
     rng = np.random.default_rng(0)

@@ -134,7 +134,7 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
 
 def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
     """``values=fitted``: the material balance of a DQN prior's hand-made leaf value
-    counts the pieces by :data:`PIECE_VALUES`' fitted set instead of SPEC §7's (checked
+    counts the pieces by :data:`PIECE_VALUES`' fitted set instead of ``spec``'s (checked
     against a balance written here independently), in the values and the afterstate
     values alike, the potentials' term and the prior's logits unchanged; ``spec`` is the
     default. The knob is checked (a named set, a DQN prior only) and named in the agent's
@@ -171,7 +171,7 @@ def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
 def test_material_difference_makes_equal_trades_neutral() -> None:
     """``material=difference``: the material balance of a DQN prior's hand-made leaf
     value is the difference of the two sides' material over the full set's (760 by
-    SPEC §7's values) instead of over the material still in play, so that trading two
+    the Greedy values) instead of over the material still in play, so that trading two
     equal pieces leaves it where it was (the ratio rises for the side ahead); checked
     against a balance written here, in the values and the afterstate values alike, the
     prior's logits unchanged; ``ratio`` is the default. The knob is checked (a named

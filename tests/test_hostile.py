@@ -1,4 +1,4 @@
-"""The bad inputs issue 14 found, one by one: each now a typed error with a message that
+"""Bad inputs found by fuzzing, one by one: each now a typed error with a message that
 names the input (``property_tests/test_hostile_input.py`` fuzzes the same doors)."""
 
 from __future__ import annotations

@@ -79,7 +79,7 @@ def test_reply_lets_the_opponent_step_away_from_a_new_threat() -> None:
 def test_contempt_makes_the_agent_prefer_a_removal_to_the_coming_draw() -> None:
     # player 0's Cat on d4 may trade itself for player 1's Cat on e4, or walk away; the
     # face-down pieces keep both sides' counts equal either way. Two plies before the
-    # no-removal draw, SPEC's scoring (a draw is 0, above the evaluation here) walks into
+    # no-removal draw, the plain scoring (a draw is 0, above the evaluation here) walks into
     # the draw; with contempt the trade that resets the count is worth more.
     s = from_fen("????????/8/8/3Cc3/8/8/8 0 98 140 ELTP eltp", DARK)
     trade = parse_action(s, "d4xe4")

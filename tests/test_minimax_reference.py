@@ -107,7 +107,7 @@ def expectiminimax_q(
     return expectiminimax(state, depth, player, evaluate, draw, quiesce)
 
 
-# SPEC §7's scoring as written (a draw is 0, no answer at the horizon): the
+# the plain scoring (a draw is 0, no answer at the horizon): the
 # enhancements must leave the plain search's values unchanged
 VARIANTS = [
     attrs.evolve(config, contempt=0.0, reply=False)

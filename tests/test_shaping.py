@@ -1,4 +1,4 @@
-"""The Q-learners' reward and shaping (SPEC §7) and the approximate learner's features,
+"""The Q-learners' reward and shaping and the approximate learner's features,
 on hand-built DARK positions against values computed by hand."""
 
 from __future__ import annotations
