@@ -12,11 +12,13 @@ True
 from jungle_agents._base import (
     Agent,
     AgentFactory,
+    AgentFailure,
     AgentSpecError,
     Param,
     agent_kinds,
     check_spec,
     describe_agents,
+    kind_params,
     make_agent,
     parse_spec,
     register_agent,
@@ -28,14 +30,17 @@ from jungle_agents._evaluations import register_evaluation
 from jungle_agents._minimax import MinimaxAgent
 from jungle_agents._search import MAX_DEPTH, WIN, SearchConfig, Searcher, SearchInfo
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent, greedy_heuristic
+from jungle_agents.engine import register_engine_agent
 
 register_builtin_agents()
+register_engine_agent()
 
 __all__ = [
     "MAX_DEPTH",
     "WIN",
     "Agent",
     "AgentFactory",
+    "AgentFailure",
     "AgentSpecError",
     "ClassicEvaluator",
     "ClassicWeights",
@@ -54,6 +59,7 @@ __all__ = [
     "classic_moves",
     "describe_agents",
     "greedy_heuristic",
+    "kind_params",
     "make_agent",
     "parse_spec",
     "register_agent",

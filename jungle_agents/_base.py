@@ -24,10 +24,12 @@ from jungle_core import JungleError, Rules, State
 __all__ = [
     "Agent",
     "AgentFactory",
+    "AgentFailure",
     "AgentSpecError",
     "Param",
     "agent_kinds",
     "describe_agents",
+    "kind_params",
     "load_plugins",
     "make_agent",
     "params_of",
@@ -60,6 +62,12 @@ class Agent(Protocol):
     def act(self, state: State, rng: np.random.Generator) -> int:
         """A legal action for the player to move in ``state``."""
         ...
+
+
+class AgentFailure(JungleError):
+    """An agent could not give a move: an external engine that crashed, hung or answered
+    an illegal move. The arena records the game as a forfeit by that agent's side, with
+    this message, and goes on; any other exception from an agent stops the run."""
 
 
 class AgentSpecError(JungleError):
@@ -238,6 +246,21 @@ def agent_kinds() -> tuple[str, ...]:
     """
     load_plugins()
     return tuple(sorted(_REGISTRY))
+
+
+def kind_params(name: str) -> dict[str, Param]:
+    """The parameters the agent kind ``name`` takes, by name (a copy).
+
+    >>> sorted(kind_params("random"))
+    []
+    >>> kind_params("minimax")["depth"].kind
+    <class 'int'>
+    """
+    load_plugins()
+    kind = _REGISTRY.get(name.strip().lower())
+    if kind is None:
+        raise AgentSpecError(f"unknown agent {name!r}; valid agents: {', '.join(agent_kinds())}")
+    return dict(kind.params)
 
 
 def describe_agents() -> str:

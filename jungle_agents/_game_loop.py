@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from jungle_agents._base import Agent
+from jungle_agents._base import Agent, AgentFailure
 from jungle_agents._records import GameRecord, RecordError, result_fields
 from jungle_core import (
     HIDDEN,
@@ -169,7 +169,10 @@ def play_game(
     hidden pieces to their squares at the start (:func:`deal_layout`, from the chance
     stream), so the same seed hides the same pieces under the same squares whoever
     plays. An agent returning an illegal action raises
-    :class:`jungle_core.IllegalActionError` naming the agent and the position.
+    :class:`jungle_core.IllegalActionError` naming the agent and the position; an agent
+    that raises :class:`jungle_agents.AgentFailure` (an external engine that crashed,
+    hung or answered an illegal move) forfeits: the record's ``reason`` is
+    ``"forfeit"``, its ``note`` the error, and the other side wins.
     """
     players = (agent0.name, agent1.name)
     return play_game_as(
@@ -206,7 +209,12 @@ def play_game_as(
             break
         me = state.to_move
         start = time.perf_counter()
-        action = agents[me].act(state, rngs[me])
+        try:
+            action = agents[me].act(state, rngs[me])
+        except AgentFailure as error:  # the arena goes on: the game is this side's loss
+            return GameRecord.of_play(
+                state, players, seed, actions, outcomes, times, forfeit=(me, str(error))
+            )
         seconds = time.perf_counter() - start
         if not isinstance(action, int | np.integer) or action not in legal_actions(state):
             raise IllegalActionError(
@@ -246,6 +254,8 @@ def replay(record: GameRecord) -> list[State]:
             raise RecordError(f"the record does not replay at ply {ply + 1}: {error}") from None
         states.append(state)
     winner, reason = result_fields(state)
+    if record.reason == "forfeit" and reason == "unfinished":
+        return states  # the game stopped where a player's agent failed to move
     if (winner, reason) != (record.winner, record.reason):
         raise RecordError(
             f"the record says {record.winner}/{record.reason} but replays to {winner}/{reason}"

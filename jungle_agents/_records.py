@@ -67,7 +67,9 @@ FORMAT = "jungle-game/1"
 _RECORD_KEYS: tuple[str, ...] = ("format", "rules", "players", "seed", "actions", "outcomes")
 _RECORD_KEYS += ("times", "winner", "reason")
 _RULES_KEYS = tuple(field.name for field in attrs.fields(Rules))
-_REASONS = frozenset(r.value for r in Reason) | {"unfinished"}
+_REASONS = frozenset(r.value for r in Reason) | {"unfinished", "forfeit"}
+_NOTE_LIMIT = 2000
+"""The longest ``note`` (why a game was forfeited) a record keeps, in characters."""
 _SEED_LIMIT = 2**64
 
 
@@ -175,7 +177,8 @@ def rules_from_json(data: Any, where: str = "rules") -> Rules:
 def check_record(data: Any, where: str) -> dict[str, Any]:
     """The fields of a :class:`GameRecord` from a record's JSON object, checked (see the
     module docstring); :class:`RecordError` names ``where`` and the field."""
-    fields = _object(data, "a game record", where, _RECORD_KEYS)
+    keys = (*_RECORD_KEYS, "note") if isinstance(data, dict) and "note" in data else _RECORD_KEYS
+    fields = _object(data, "a game record", where, keys)
     if fields["format"] != FORMAT:
         raise RecordError(f"{where}: format must be {FORMAT!r}, not {_shown(fields['format'])}")
     rules = rules_from_json(fields["rules"], f"{where}: rules")
@@ -212,6 +215,13 @@ def check_record(data: Any, where: str) -> dict[str, Any]:
         raise RecordError(
             f"{where}: reason must be one of {sorted(_REASONS)}, not {_shown(reason)}"
         )
+    note = fields.get("note", "")
+    if (reason == "forfeit") != ("note" in fields):
+        raise RecordError(f"{where}: a note (why) is given with a forfeit, and only then")
+    if type(note) is not str or len(note) > _NOTE_LIMIT or (reason == "forfeit" and not note):
+        raise RecordError(f"{where}: note must be a text of 1..{_NOTE_LIMIT} characters")
+    if reason == "forfeit" and winner is None:
+        raise RecordError(f"{where}: a forfeited game has a winner (0 or 1)")
     return {
         "rules": rules,
         "players": (players[0], players[1]),
@@ -221,6 +231,7 @@ def check_record(data: Any, where: str) -> dict[str, Any]:
         "times": tuple(times),
         "winner": winner,
         "reason": reason,
+        "note": note,
     }
 
 
@@ -286,7 +297,10 @@ class GameRecord:
       (``owner * 8 + rank - 1``, -1 for an action without chance); ``times``: each
       decision's wall time in seconds.
     - ``winner``: 0, 1 or None (a draw, or an unfinished game); ``reason``: the
-      :class:`jungle_core.Reason` value, or ``"unfinished"``.
+      :class:`jungle_core.Reason` value, ``"unfinished"``, or ``"forfeit"`` when a
+      player's agent failed to give a move (:class:`jungle_agents.AgentFailure`: an
+      external engine that crashed, hung or answered an illegal move); ``note``: why,
+      for a forfeit (empty otherwise).
     """
 
     rules: Rules
@@ -297,6 +311,7 @@ class GameRecord:
     times: tuple[float, ...]
     winner: int | None
     reason: str
+    note: str = ""
 
     @classmethod
     def of_play(
@@ -307,19 +322,25 @@ class GameRecord:
         actions: Sequence[int],
         outcomes: Sequence[int],
         times: Sequence[float],
+        forfeit: tuple[int, str] | None = None,
     ) -> GameRecord:
         """The record of a game played from ``new_game(final.rules, seed=seed)`` to
         ``final`` by ``actions`` and chance ``outcomes`` (``times``: each decision's
         seconds); the result is ``final``'s (``"unfinished"`` while the game goes on).
 
         The one place a played game becomes a record: the arena's game loop, ``jungle
-        play`` and ``jungle serve`` all build theirs here.
+        play`` and ``jungle serve`` all build theirs here. ``forfeit``: ``(player, why)``
+        when that player's agent failed to move at ``final``; the other player wins.
 
         >>> from jungle_core import DARK, new_game
         >>> GameRecord.of_play(new_game(DARK), ("a", "b"), 0, [], [], []).reason
         'unfinished'
         """
         winner, reason = result_fields(final)
+        note = ""
+        if forfeit is not None:
+            loser, why = forfeit
+            winner, reason, note = 1 - loser, "forfeit", why[:_NOTE_LIMIT] or "no reason given"
         return cls(
             rules=final.rules,
             players=players,
@@ -329,6 +350,7 @@ class GameRecord:
             times=tuple(times),
             winner=winner,
             reason=reason,
+            note=note,
         )
 
     @property
@@ -354,6 +376,7 @@ class GameRecord:
             "times": [round(t, 6) for t in self.times],
             "winner": self.winner,
             "reason": self.reason,
+            **({"note": self.note} if self.reason == "forfeit" else {}),
         }
 
     @classmethod

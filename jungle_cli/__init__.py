@@ -1,23 +1,27 @@
 """The ``jungle`` command: a thin layer over library functions.
 
 It sits at the top of the dependency graph (it may import every package), so it lives in
-a module of its own. Each sub-command is a function that tests call directly.
+a package of its own. Each sub-command is a function of the parsed arguments
+(``_cmd_match(args)`` ...) that returns the exit status; :func:`main` parses, runs it and
+turns the library's typed errors into one line on stderr and exit status 2. The
+training commands ``train``, ``plot`` and ``ablate`` are in :mod:`jungle_cli._train`,
+``serve`` in :mod:`jungle_cli._serve_cli`.
 
-Sub-commands: ``demo`` (one random game), ``perft``, ``show``, ``endgame`` (the exact
-value of a face-up DARK endgame), ``agents`` (the agent kinds and their parameters),
-``match``, ``tournament``, ``compare``, ``report`` (one report and Elo list over several
-games files), ``play`` (a human against an agent), ``replay``, ``serve`` (the browser
-page); the training commands ``train``, ``plot`` and ``ablate`` live in
-:mod:`jungle_cli._train`.
+>>> main(["show", "--rules", "classic"]) == 0  # doctest: +ELLIPSIS
+    a b c d e f g
+...
+True
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
@@ -40,8 +44,9 @@ from jungle_agents.arena import (
     write_csv,
     write_markdown,
 )
-from jungle_cli._args import int_in
-from jungle_cli._play import PlaySession, load_any_record, parse_clock, replay_session
+from jungle_cli._args import HelpFormatter, add_command, add_rules, int_in
+from jungle_cli._engine_cli import add_engine_parser
+from jungle_cli._play import add_play_parsers
 from jungle_cli._progress import ProgressBar
 from jungle_cli._serve_cli import add_serve_parser
 from jungle_cli._train import add_train_parsers
@@ -242,55 +247,37 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_play(
-    args: argparse.Namespace,
-    input_fn: Callable[[str], str] = input,
-    output: Callable[[str], None] = print,
-    clock_fn: Callable[[], float] = time.monotonic,
-) -> int:
-    rules = jc.rules_by_name(args.rules)
-    clock = parse_clock(args.clock) if args.clock else None
-    session = PlaySession(
-        rules,
-        args.opponent,
-        args.side,
-        seed=args.seed,
-        clock=clock,
-        hint=args.hint,
-        input_fn=input_fn,
-        output=output,
-        clock_fn=clock_fn,
-    )
-    session.run()
-    return 0
-
-
-def _cmd_replay(
-    args: argparse.Namespace,
-    input_fn: Callable[[str], str] = input,
-    output: Callable[[str], None] = print,
-) -> int:
-    record = load_any_record(args.file, args.game)
-    interactive = not args.all and sys.stdin.isatty() if args.interactive is None else True
-    replay_session(record, interactive=interactive, input_fn=input_fn, output=output)
-    return 0
-
-
 def _add_run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
-    p.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0, help="seed of the whole run")
+    add_rules(p)
     p.add_argument(
-        "--workers", type=int_in(1, 4096), default=None, help="processes (default: all cores)"
+        "--seed", type=int_in(0, 2**63 - 1), default=0, metavar="N", help="seed of the whole run"
     )
     p.add_argument(
-        "--max-plies", type=int_in(1, 2**31 - 1), default=None, help="stop longer games unfinished"
+        "--workers",
+        type=int_in(1, 4096),
+        default=None,
+        metavar="N",
+        help="processes playing games at once (default: all cores)",
     )
-    p.add_argument("--backend", default="process", choices=("process", "ray"))
+    p.add_argument(
+        "--max-plies",
+        type=int_in(1, 2**31 - 1),
+        default=None,
+        metavar="N",
+        help="stop a game unfinished after N plies (default: no limit but the rules')",
+    )
+    p.add_argument(
+        "--backend",
+        default="process",
+        choices=("process", "ray"),
+        help="run the games in local processes, or on a Ray cluster (the ray extra)",
+    )
     p.add_argument(
         "--plugin",
         action="append",
         default=[],
-        help="a module that registers more agents (imported by every worker)",
+        metavar="MODULE",
+        help="a module that registers more agents, imported by every worker (repeatable)",
     )
     p.add_argument(
         "--deals",
@@ -301,110 +288,248 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``jungle`` command."""
-    parser = argparse.ArgumentParser(
-        prog="jungle", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+_GROUPS = {
+    "play and watch": ("play", "replay", "serve", "demo", "engine"),
+    "matches and tournaments": ("agents", "match", "tournament", "report", "compare"),
+    "rules tools": ("show", "perft", "endgame"),
+    "training": ("train", "plot", "ablate"),
+}
 
-    demo = sub.add_parser("demo", help="play and print one random game")
-    demo.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
-    demo.add_argument("--seed", type=int_in(0, 2**63 - 1), default=0)
+_DESCRIPTION = """\
+jungle plays Jungle chess (Dou Shou Qi), the Chinese animal game, and its face-down
+variant DARK: against you in the terminal or the browser, and between agents (random,
+greedy, minimax, learned networks, AlphaZero) in matches and tournaments with results
+tables and Elo ratings. It also trains the learning agents. Each command below has its
+own --help with its options, their defaults and examples."""
+
+_EPILOG = """\
+examples:
+  jungle play --opponent minimax:depth=4          # you against minimax, in the terminal
+  jungle match minimax:depth=3 greedy --games 100 --out games.jsonl
+  jungle tournament --agents random,greedy,minimax:depth=2 --games 50 --out results
+  jungle serve                                    # the browser page, http://127.0.0.1:8000/
+
+Documentation: the project's docs (getting started, rules, agents, arena, training,
+browser); in a source checkout `mkdocs serve` shows them as a site."""
+
+
+def _command_list(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> str:
+    # the sub-commands by group, each with its one-line summary (from its own parser,
+    # so a command added elsewhere, as serve is, is listed with its own words)
+    summary = {a.dest: a.help or "" for a in sub._choices_actions}
+    rest = [name for name in summary if all(name not in g for g in _GROUPS.values())]
+    groups = [*_GROUPS.items(), *([("other", tuple(rest))] if rest else [])]
+    width = max(map(len, summary)) + 2
+    lines = []
+    for title, names in groups:
+        lines.append(f"{title}:")
+        lines += [f"  {n:<{width}}{summary[n]}" for n in names if n in summary]
+        lines.append("")
+    return "commands:\n\n" + "\n".join(lines).rstrip()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``jungle`` command.
+
+    >>> build_parser().parse_args(["match", "greedy", "random"]).games
+    200
+    """
+    parser = argparse.ArgumentParser(
+        prog="jungle",
+        usage="jungle [-h] [--version] COMMAND [OPTIONS]",
+        formatter_class=HelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"jungle {jc.__version__} ({jc.DISTRIBUTION})"
+    )
+    # the commands are listed by group in the description, not as argparse's flat list
+    sub = parser.add_subparsers(
+        prog="jungle", dest="command", required=True, metavar="COMMAND", help=argparse.SUPPRESS
+    )
+
+    demo = add_command(
+        sub,
+        "demo",
+        summary="play and print one game of random moves",
+        description="Play one game in which both players choose uniformly among their legal "
+        "moves, printing the board after every ply and the result at the end: a quick look "
+        "at the rules in action.",
+        examples=["jungle demo --rules classic --seed 7"],
+    )
+    add_rules(demo)
+    demo.add_argument(
+        "--seed", type=int_in(0, 2**63 - 1), default=0, metavar="N", help="seed of the game"
+    )
     demo.set_defaults(func=_cmd_demo)
 
-    perft = sub.add_parser("perft", help="count action sequences (move-generator test)")
-    perft.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
-    perft.add_argument("--depth", type=int_in(0, 64), default=3)
-    perft.add_argument("--fen", default=None, help="start from this position string")
+    perft = add_command(
+        sub,
+        "perft",
+        summary="count the action sequences from a position (move-generator test)",
+        description="Count the sequences of legal actions of a given length from a position "
+        "(the start by default), each chance outcome of a reveal its own branch and a "
+        "finished game one leaf. The counts check a move generator: another implementation "
+        "of the same rules must give the same numbers.",
+        examples=["jungle perft --depth 3 --all", "jungle perft --rules classic --depth 4"],
+    )
+    add_rules(perft)
+    perft.add_argument(
+        "--depth", type=int_in(0, 64), default=3, metavar="N", help="length of the sequences"
+    )
+    perft.add_argument(
+        "--fen", default=None, help="start from this position string (default: the start)"
+    )
     perft.add_argument("--all", action="store_true", help="print every depth up to --depth")
     perft.set_defaults(func=_cmd_perft)
 
-    show = sub.add_parser("show", help="print a position as an ASCII board")
-    show.add_argument("--rules", default="dark")
-    show.add_argument("--fen", default=None)
+    show = add_command(
+        sub,
+        "show",
+        summary="print a position as a text board",
+        description="Print a position as a text board, with the player to move, the ply "
+        "counters and the face-down pieces: the start of a rule set, or a position string "
+        "(FEN) given with --fen.",
+        examples=[
+            "jungle show --rules classic",
+            "jungle show --fen '8/8/8/3e4/8/2E1R3/8 0 0 0 - -'",
+        ],
+    )
+    add_rules(show)
+    show.add_argument(
+        "--fen", default=None, help="the position string to show (default: the start)"
+    )
     show.set_defaults(func=_cmd_show)
 
-    endgame = sub.add_parser(
-        "endgame", help="exact value of a face-up DARK endgame and of each of its moves"
+    endgame = add_command(
+        sub,
+        "endgame",
+        summary="the exact value of a face-up DARK endgame and of each of its moves",
+        description="Solve a DARK endgame with every piece face up and at most --pieces "
+        "pieces: print whether the player to move wins, draws or loses with best play, in "
+        "how many plies, and the same for each legal move, the best first. The tables are "
+        "built on first use.",
+        examples=["jungle endgame '8/8/8/3e4/8/2E1R3/8 0 0 0 - -'"],
     )
-    endgame.add_argument("fen", help="position string, every piece face up")
-    endgame.add_argument("--rules", default="dark", help="dark | dark_strict")
-    endgame.add_argument("--pieces", type=int_in(2, 4), default=3, help="largest table (4: slow)")
+    endgame.add_argument("fen", help="the position string, every piece face up")
+    add_rules(endgame, "dark | dark_strict")
+    endgame.add_argument(
+        "--pieces",
+        type=int_in(2, 4),
+        default=3,
+        metavar="N",
+        help="largest table, in pieces on the board (4 is slow and takes gigabytes)",
+    )
     endgame.set_defaults(func=_cmd_endgame)
 
-    agents = sub.add_parser("agents", help="list the agent kinds and their parameters")
+    agents = add_command(
+        sub,
+        "agents",
+        summary="list the agent kinds and their parameters",
+        description="List every agent kind the other commands accept, with each parameter, "
+        "its default and what it does. An agent is named by a spec, KIND or "
+        "KIND:key=value,key=value, such as minimax:depth=3,tt=0.",
+        examples=["jungle agents"],
+    )
     agents.set_defaults(func=_cmd_agents)
 
-    match = sub.add_parser("match", help="play agent A against agent B")
-    match.add_argument("a", help="agent spec, e.g. minimax:depth=3")
-    match.add_argument("b", help="agent spec, e.g. greedy")
-    match.add_argument(
-        "--games", type=int_in(1, 2**31 - 1), default=200, help="games (half with A first)"
+    match = add_command(
+        sub,
+        "match",
+        summary="play agent A against agent B",
+        description="Play --games games between two agents, each moving first in half of "
+        "them, in parallel processes, and print the results: A's wins, draws and losses, "
+        "its score first and second, how the games ended, and both agents' Elo. With "
+        "--out every game is appended to a JSON Lines games file as it ends; rerunning the "
+        "same command resumes from that file.",
+        examples=[
+            "jungle match minimax:depth=3 greedy --games 100",
+            "jungle match value random --games 400 --out value-random.jsonl --workers 4",
+        ],
     )
-    match.add_argument("--out", default=None, help="JSON Lines games file (resumes)")
+    match.add_argument("a", help="agent spec of A, e.g. minimax:depth=3 (see jungle agents)")
+    match.add_argument("b", help="agent spec of B, e.g. greedy")
+    match.add_argument(
+        "--games",
+        type=int_in(1, 2**31 - 1),
+        default=200,
+        metavar="N",
+        help="games to play, half with A first",
+    )
+    match.add_argument(
+        "--out", default=None, metavar="FILE", help="JSON Lines games file (resumes)"
+    )
     _add_run_options(match)
     match.set_defaults(func=_cmd_match)
 
-    tour = sub.add_parser("tournament", help="round robin of several agents")
-    tour.add_argument(
-        "--agents", action="append", required=True, help="comma-separated agent specs (repeatable)"
+    tour = add_command(
+        sub,
+        "tournament",
+        summary="round robin of several agents",
+        description="Play every pair of the given agents --games times (each moving first "
+        "in half of them) and print the results table of every pair and one Elo list. With "
+        "--out the folder gets games.jsonl (resumable), results.csv, results.md and "
+        "heatmap.png (the heat map needs the plot extra).",
+        examples=[
+            "jungle tournament --agents random,greedy,minimax:depth=2 --games 50",
+            "jungle tournament --agents greedy --agents minimax:depth=2,tt=0 --out results",
+        ],
     )
-    tour.add_argument("--games", type=int_in(1, 2**31 - 1), default=200, help="games per pair")
+    tour.add_argument(
+        "--agents",
+        action="append",
+        required=True,
+        metavar="AGENTS",
+        help="comma-separated agent specs (repeatable); a spec keeps its key=value "
+        "parameters: minimax:depth=2,tt=0,greedy is two agents",
+    )
+    tour.add_argument(
+        "--games", type=int_in(1, 2**31 - 1), default=200, metavar="N", help="games per pair"
+    )
     tour.add_argument(
         "--out",
         default=None,
-        help="directory for games.jsonl (resumes), results.csv/.md, heatmap.png",
+        metavar="DIR",
+        help="folder for games.jsonl (resumes), results.csv, results.md, heatmap.png",
     )
     _add_run_options(tour)
     tour.set_defaults(func=_cmd_tournament)
 
-    compare = sub.add_parser(
+    compare = add_command(
+        sub,
         "compare",
-        help="A's score in one match file against A's in another (paired by deal where "
-        "both were played with --deals duplicate and one seed)",
+        summary="compare A's score in two match files (paired by deal where possible)",
+        description="Compare agent A's score in one match's games file with A's score in "
+        "another's: the difference with its 95 % interval and the games whose result "
+        "changed. Where both runs were played with --deals duplicate and one seed, game i "
+        "of each hid the same pieces under the same squares, and the comparison is paired "
+        "game by game, which needs far fewer games to see a difference.",
+        examples=[
+            "jungle compare new.jsonl baseline.jsonl",
+        ],
     )
     compare.add_argument("x", help="games file of the run to test (one pair)")
     compare.add_argument("y", help="games file of the baseline run (one pair)")
     compare.set_defaults(func=_cmd_compare)
 
-    report = sub.add_parser(
+    report = add_command(
+        sub,
         "report",
-        help="one report over the games of several games files: every pair's results and "
-        "one Elo list fitted to all of them (matches played apart, joined by the agents "
-        "they share)",
+        summary="one report and Elo list over several games files",
+        description="Read the games of several games files (of one rule set) and print one "
+        "report: every pair's results and one Elo list fitted to all of them, so that "
+        "matches played apart are joined by the agents they share.",
+        examples=["jungle report a-vs-b.jsonl b-vs-c.jsonl --markdown"],
     )
     report.add_argument("files", nargs="+", help="games files (JSON Lines) of one rule set")
-    report.add_argument("--markdown", action="store_true", help="Markdown tables")
+    report.add_argument("--markdown", action="store_true", help="print Markdown tables")
     report.set_defaults(func=_cmd_report)
 
-    play = sub.add_parser("play", help="play against an agent in the terminal")
-    play.add_argument("--rules", default="dark", help="dark | dark_strict | classic")
-    play.add_argument("--opponent", default="minimax:depth=3", help="agent spec")
-    play.add_argument("--side", type=int, default=0, choices=(0, 1), help="0 moves first")
-    play.add_argument("--clock", default=None, help="MIN+INC, e.g. 5+3")
-    play.add_argument(
-        "--seed", type=int_in(0, 2**63 - 1), default=0, help="seed of the chance outcomes"
-    )
-    play.add_argument("--hint", default="minimax:depth=2", help="agent spec giving hints")
-    play.set_defaults(func=_cmd_play)
-
-    rep = sub.add_parser("replay", help="step through a saved game")
-    rep.add_argument("file", help="a saved game (JSON) or a games file (JSON Lines)")
-    rep.add_argument(
-        "--game", type=int_in(0, 2**31 - 1), default=0, help="which game of a games file (0-based)"
-    )
-    rep.add_argument("--all", action="store_true", help="print every ply without stopping")
-    rep.add_argument(
-        "--interactive",
-        action="store_const",
-        const=True,
-        default=None,
-        help="step with Enter even when input is not a terminal",
-    )
-    rep.set_defaults(func=_cmd_replay)
+    add_play_parsers(sub)
     add_train_parsers(sub)
     add_serve_parser(sub)
+    add_engine_parser(sub)
+    parser.description = f"{_DESCRIPTION}\n\n{_command_list(sub)}"
+    parser.epilog = _EPILOG
     return parser
 
 
@@ -413,12 +538,28 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``jungle`` console script."""
+    """Entry point of the ``jungle`` console script: run the command ``argv`` (default:
+    the process's arguments) and return its exit status.
+
+    A library error (bad input, a missing file, an optional dependency not installed) is
+    printed as one line on stderr with status 2; Ctrl-C or a ``kill`` gives 130, the
+    finished games kept in the games file.
+    """
     args = build_parser().parse_args(argv)
     # a `kill` stops a long run as Ctrl-C does: finished games stay in the games file
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(args.func(args))
+    except jc.MissingExtraError as error:
+        # one line naming the feature, the missing package and the install command
+        print(f"jungle: {' '.join(str(error).split())}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # the reader went away (`jungle agents | head`): stop quietly, and point stdout
+        # at /dev/null so that the interpreter's last flush does not fail again
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (jc.JungleError, AgentSpecError, ValueError, OSError) as error:
         print(f"jungle: {error}", file=sys.stderr)
         return 2

@@ -1,12 +1,18 @@
 """``jungle play``: a human against an agent in the terminal, and ``jungle replay``.
 
-Both are plain functions of an input function and an output function, so tests feed
-them scripted input.
+:class:`PlaySession` and :func:`replay_session` read through an input function and
+write through an output function (``input`` and ``print`` by default), so a test can
+feed them scripted lines, raising ``EOFError`` at the end, and collect what they show.
+A move the rules refuse, or text that is not a move, is answered with the board and the
+legal moves, and the game goes on. :func:`add_play_parsers` adds both sub-commands to
+the ``jungle`` command.
 """
 
 from __future__ import annotations
 
+import argparse
 import re
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +32,7 @@ from jungle_agents.arena import (
     replay,
     save_record,
 )
+from jungle_cli._args import add_command, add_rules, int_in
 
 __all__ = ["Clock", "PlaySession", "load_any_record", "parse_clock", "replay_session"]
 
@@ -33,7 +40,7 @@ Input = Callable[[str], str]
 Output = Callable[[str], None]
 
 HELP = """commands:
-  <move>        a move in SPEC notation: ?c1 reveals c1; c1-c2 moves (c1xc2 onto a piece)
+  <move>        ?c1 reveals c1; c1-c2 moves from c1 to c2 (c1xc2 onto a piece)
   moves         list your legal moves
   hint          ask the hint agent for a move
   undo          take back your last move (and the reply to it)
@@ -275,8 +282,12 @@ class PlaySession:
         else:
             try:
                 action = jc.parse_action(self.state, line)
+            except jc.IllegalActionError:
+                shown = line if len(line) <= 30 else f"{line[:30]}..."
+                self._refuse(f"{shown} is not legal in this position")
+                return None
             except jc.JungleError as error:
-                self.out(f"{error}\n(type 'moves' for your legal moves, 'help' for commands)")
+                self._refuse(str(error))
                 return None
             text = self._play(action, seconds)
             self.out(f"you play {text}")
@@ -286,6 +297,14 @@ class PlaySession:
                 return self.result
             self._show()
         return None
+
+    def _refuse(self, why: str) -> None:
+        # the board, not the position string, so that the player sees why; then the
+        # moves that are legal here
+        legal = " ".join(jc.action_to_str(self.state, a) for a in jc.legal_actions(self.state))
+        self.out(why)
+        self.out(jc.render(self.state))
+        self.out(f"your legal moves: {legal}\n(type 'help' for the commands)")
 
     def _undo(self) -> None:
         # back to the position before the human's last move
@@ -405,3 +424,115 @@ def replay_session(
             output(f"unknown command {line!r}")
             continue
         show(ply)
+
+
+# ---------------------------------------------------------------- the commands
+
+
+def _cmd_play(
+    args: argparse.Namespace,
+    input_fn: Callable[[str], str] = input,
+    output: Callable[[str], None] = print,
+    clock_fn: Callable[[], float] = time.monotonic,
+) -> int:
+    rules = jc.rules_by_name(args.rules)
+    clock = parse_clock(args.clock) if args.clock else None
+    session = PlaySession(
+        rules,
+        args.opponent,
+        args.side,
+        seed=args.seed,
+        clock=clock,
+        hint=args.hint,
+        input_fn=input_fn,
+        output=output,
+        clock_fn=clock_fn,
+    )
+    session.run()
+    return 0
+
+
+def _cmd_replay(
+    args: argparse.Namespace,
+    input_fn: Callable[[str], str] = input,
+    output: Callable[[str], None] = print,
+) -> int:
+    record = load_any_record(args.file, args.game)
+    interactive = not args.all and sys.stdin.isatty() if args.interactive is None else True
+    replay_session(record, interactive=interactive, input_fn=input_fn, output=output)
+    return 0
+
+
+def add_play_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``play`` and ``replay`` to the ``jungle`` command's sub-parsers.
+
+    >>> parser = argparse.ArgumentParser()
+    >>> add_play_parsers(parser.add_subparsers())
+    >>> parser.parse_args(["play", "--clock", "5+3"]).opponent
+    'minimax:depth=3'
+    """
+    play = add_command(
+        sub,
+        "play",
+        summary="play against an agent in the terminal",
+        description="Play a game against an agent in the terminal, typing moves such as ?c1 "
+        "(reveal c1) or c1-c2; type help in the game for its commands (moves, hint, undo, "
+        "save, load, resign). An optional clock gives each player MIN minutes and INC "
+        "seconds more per move.",
+        examples=[
+            "jungle play",
+            "jungle play --opponent greedy --side 1 --clock 5+3",
+            "jungle play --rules classic --opponent minimax:depth=4",
+        ],
+    )
+    add_rules(play)
+    play.add_argument(
+        "--opponent", default="minimax:depth=3", metavar="AGENT", help="agent spec to play"
+    )
+    play.add_argument(
+        "--side", type=int, default=0, choices=(0, 1), help="your side: 0 moves first"
+    )
+    play.add_argument(
+        "--clock",
+        default=None,
+        metavar="MIN+INC",
+        help="minutes per player + seconds added per move, e.g. 5+3 (default: no clock)",
+    )
+    play.add_argument(
+        "--seed",
+        type=int_in(0, 2**63 - 1),
+        default=0,
+        metavar="N",
+        help="seed of the chance outcomes",
+    )
+    play.add_argument(
+        "--hint", default="minimax:depth=2", metavar="AGENT", help="agent spec giving hints"
+    )
+    play.set_defaults(func=_cmd_play)
+
+    rep = add_command(
+        sub,
+        "replay",
+        summary="step through a saved game",
+        description="Show a saved game ply by ply: a record saved by jungle play or the "
+        "browser page, or one game of a games file. In a terminal Enter steps forward, p "
+        "back, g N jumps to ply N, e to the end; otherwise every ply is printed.",
+        examples=["jungle replay game.json", "jungle replay games.jsonl --game 3 --all"],
+    )
+    rep.add_argument("file", help="a saved game (JSON) or a games file (JSON Lines)")
+    rep.add_argument(
+        "--game",
+        type=int_in(0, 2**31 - 1),
+        default=0,
+        metavar="N",
+        help="which game of a games file (0-based)",
+    )
+    rep.add_argument("--all", action="store_true", help="print every ply without stopping")
+    rep.add_argument(
+        "--interactive",
+        action="store_const",
+        const=True,
+        default=None,
+        help="step with Enter even when input is not a terminal",
+    )
+    rep.set_defaults(func=_cmd_replay)

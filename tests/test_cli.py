@@ -12,8 +12,8 @@ import pytest
 
 import jungle_core as jc
 from jungle_agents.arena import load_games, load_record
-from jungle_cli import _cmd_play, _cmd_replay, build_parser, main, split_agent_specs
-from jungle_cli._play import PlaySession, parse_clock
+from jungle_cli import build_parser, main, split_agent_specs
+from jungle_cli._play import PlaySession, _cmd_play, _cmd_replay, parse_clock
 from jungle_cli._progress import ProgressBar
 
 
@@ -250,3 +250,25 @@ def test_progress_bar_redraws_in_place_on_a_terminal() -> None:
     assert text.startswith("\r[##########..........] 1/2 games  a vs b W-D-L 0-1-0  ETA 1s")
     # the line is redrawn in place, then the bar ends its line
     assert text.endswith("\r[####################] 2/2 games  a vs b W-D-L 0-2-0  ETA 0s\n")
+
+
+@pytest.mark.parametrize(
+    ("move", "why"),
+    [
+        ("e4-e5", "e4-e5 is not legal in this position"),  # well formed, no piece there
+        ("a1-c1", "a1-c1 is not legal in this position"),  # two squares at once
+        ("a1-b2", "'a1-b2' does not move along a row or a column"),
+        ("hello", "'hello' is not an action"),
+    ],
+)
+def test_a_refused_move_shows_the_board_and_the_legal_moves(move: str, why: str) -> None:
+    out: list[str] = []
+    read, _ = scripted([move])
+    session = PlaySession(jc.DARK, "random", 0, input_fn=read, output=out.append)  # type: ignore[arg-type]
+    board = jc.render(session.state)
+    session.run()
+    at = next(i for i, line in enumerate(out) if line.startswith(why))
+    assert out[at + 1] == board  # the board, not a position string
+    assert jc.to_fen(session.state).split()[0] not in "\n".join(out)
+    legal = " ".join(jc.action_to_str(session.state, a) for a in jc.legal_actions(session.state))
+    assert out[at + 2] == f"your legal moves: {legal}\n(type 'help' for the commands)"
