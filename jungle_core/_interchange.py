@@ -15,9 +15,10 @@ this game write it: six space-separated fields,
 
 The library's own position string (:func:`jungle_core.to_fen`) has the same board field;
 the two differ only after it. Moves are four characters, from-square then to-square
-(``a3a4``). DARK, the flip game, extends the notation: a flip is the square alone (``d1``)
-and, where its outcome is known, the square, ``=`` and the letter of the piece it showed
-(``d1=E``: player 0's elephant, ``d1=e``: player 1's).
+(``a3a4``). DARK, the flip game, extends the notation: a flip is the square alone (``d1``),
+and a chance event's outcome, where it is known, follows as ``=`` and the letter of the
+piece turned up (``d1=E``: the flip showed player 0's elephant; ``d1=e``: player 1's;
+``e1f1=c``: a move onto a face-down piece, which turned out to be player 1's cat).
 
 >>> from jungle_core import CLASSIC, new_game
 >>> fen = to_interchange_fen(new_game(CLASSIC))
@@ -153,26 +154,28 @@ def outcome_letter(outcome_index: int) -> str:
 
 
 def move_text(state: State, action: int, outcome_index: int | None = None) -> str:
-    """The 4-character text of a legal ``action`` (``a3a4``); a flip is its square
-    (``d1``), followed by ``=`` and the piece's letter when ``outcome_index`` is given.
+    """The 4-character text of a legal ``action`` (``a3a4``; a flip is its square,
+    ``d1``), followed by ``=`` and the letter of the piece turned up when a chance
+    ``outcome_index`` is given (not -1).
 
     >>> from jungle_core import new_game
     >>> move_text(new_game(), 3), move_text(new_game(), 3, 15)
     ('d1', 'd1=e')
     """
     text = action_to_str(state, action)
-    if text.startswith("?"):
-        square = text[1:]
-        return square if outcome_index is None else f"{square}={outcome_letter(outcome_index)}"
-    return text.replace("-", "").replace("x", "")
+    text = text[1:] if text.startswith("?") else text.replace("-", "").replace("x", "")
+    if outcome_index is None or outcome_index < 0:
+        return text
+    return f"{text}={outcome_letter(outcome_index)}"
 
 
 _MOVE = re.compile(r"([a-z][1-9][0-9]?)([a-z][1-9][0-9]?)?(?:=([A-Za-z?]))?")
 
 
 def parse_move(state: State, text: str) -> tuple[int, int | None]:
-    """The action a 4-character move names in ``state`` and, for a flip written with its
-    outcome (``d1=E``), that outcome's index; ``None`` where no outcome is given.
+    """The action a 4-character move names in ``state`` and, for a chance event written
+    with its outcome (``d1=E``, ``e1f1=c``), that outcome's index; ``None`` where no
+    outcome is given.
 
     Malformed text raises :class:`NotationError`; a move that is not legal here raises
     :class:`jungle_core.IllegalActionError`, as does an outcome no face-down piece can have.
@@ -194,13 +197,11 @@ def parse_move(state: State, text: str) -> tuple[int, int | None]:
             "with the piece it showed, 'd1=E'"
         )
     source, target, letter = m.groups()
-    if target is not None:
-        if letter is not None:
-            raise NotationError(f"{text!r}: only a flip takes '=' and a piece letter")
-        return parse_action(state, f"{source}-{target}"), None
-    action = parse_action(state, f"?{source}")
+    action = parse_action(state, f"?{source}" if target is None else f"{source}-{target}")
     if letter is None or letter == "?":
         return action, None
+    if not is_chance_action(state, action):
+        raise NotationError(f"{text!r}: only a move that turns a piece up takes '=' and a letter")
     outcomes = dict(chance_outcomes(state, action))
     for index, probability in outcomes.items():
         if index >= 0 and probability > 0 and outcome_letter(index) == letter:
@@ -213,7 +214,8 @@ def parse_move(state: State, text: str) -> tuple[int, int | None]:
 
 
 def apply_move(state: State, text: str) -> State:
-    """The state after a 4-character move; a flip must carry its outcome (``d1=E``).
+    """The state after a 4-character move; a chance event must carry its outcome
+    (``d1=E``).
 
     >>> from jungle_core import new_game
     >>> apply_move(new_game(), "d1=E").board[3]
@@ -222,8 +224,6 @@ def apply_move(state: State, text: str) -> State:
     action, outcome_index = parse_move(state, text)
     if is_chance_action(state, action):
         if outcome_index is None:
-            raise NotationError(
-                f"{text!r} flips a piece: write what it showed, as in '{text.strip()}=E'"
-            )
+            raise NotationError(f"{text!r} turns a piece up: write which, as in '{text.strip()}=E'")
         return step_outcome(state, action, outcome_index)
     return step_outcome(state, action, -1)

@@ -294,7 +294,7 @@ def _steps(state: State, action: int, target: State) -> list[tuple[str, State]]:
         outcomes.sort(key=lambda o: o < 0 or (o // 8, o % 8 + 1) != _owner_rank(shown))
     out = []
     for o in outcomes:
-        text = move_text(state, action, o if o >= 0 else None)
+        text = move_text(state, action, o)
         out.append((text, step_outcome(state, action, o)))
     return out
 
