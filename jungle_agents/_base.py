@@ -29,6 +29,7 @@ __all__ = [
     "Param",
     "agent_kinds",
     "describe_agents",
+    "kind_help",
     "kind_params",
     "load_plugins",
     "make_agent",
@@ -248,6 +249,15 @@ def agent_kinds() -> tuple[str, ...]:
     return tuple(sorted(_REGISTRY))
 
 
+def kind_help(name: str) -> str:
+    """The one-line description the agent kind ``name`` was registered with.
+
+    >>> kind_help("random")
+    'uniformly random legal actions'
+    """
+    return _kind(name).help
+
+
 def kind_params(name: str) -> dict[str, Param]:
     """The parameters the agent kind ``name`` takes, by name (a copy).
 
@@ -256,11 +266,15 @@ def kind_params(name: str) -> dict[str, Param]:
     >>> kind_params("minimax")["depth"].kind
     <class 'int'>
     """
+    return dict(_kind(name).params)
+
+
+def _kind(name: str) -> _Kind:
     load_plugins()
     kind = _REGISTRY.get(name.strip().lower())
     if kind is None:
         raise AgentSpecError(f"unknown agent {name!r}; valid agents: {', '.join(agent_kinds())}")
-    return dict(kind.params)
+    return kind
 
 
 def describe_agents() -> str:
