@@ -1,5 +1,6 @@
 """Take the README's screenshot of ``jungle serve`` (docs/serve.png): a DARK game against
-Greedy, mid-game, with the probabilities of a face-down piece shown.
+Greedy, mid-game, with the hint agent's suggestion, the move list in move pairs and the
+probabilities of a face-down piece shown.
 
     .venv/bin/python docs/serve_screenshot.py [--chromium /usr/bin/chromium]
 
@@ -49,6 +50,10 @@ def main() -> None:
             page.evaluate("a => play({action: a})", move["action"])
             page.wait_for_function("n => S.game.moves.length > n", arg=len(view["moves"]))
         page.wait_for_function("() => !S.game.thinking")
+        page.click("#hint")  # the hint agent's move, outlined on the board
+        page.wait_for_function(
+            "() => document.getElementById('hint-text').textContent.startsWith('hint')"
+        )
         own = next((m for m in page.evaluate("() => S.game.legal") if m["action"] >= 56), None)
         if own is not None:  # a selected piece shows its legal-move dots
             page.evaluate("sq => { S.selected = sq; drawBoard(); }", own["from"])
