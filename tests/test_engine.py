@@ -173,3 +173,27 @@ def test_go_infinite_answers_after_stop_and_the_clock_gives_a_movetime() -> None
     from jungle_core import parse_move
 
     assert parse_move(state, moves)[0] in legal_actions(state)
+
+
+def test_an_engine_killed_mid_game_forfeits_the_game(tmp_path: Path) -> None:
+    rules = CLASSIC
+    engine = make_agent(_served("greedy", rules), rules)
+    assert isinstance(engine, EngineAgent)
+    killed: list[int] = []
+
+    def kill_after_two_moves(state: object, action: int, outcome: int, seconds: float) -> None:
+        process = engine._process
+        if len(killed) == 0 and process is not None and getattr(state, "ply", 0) >= 3:
+            os.kill(process.pid, signal.SIGKILL)
+            killed.append(process.pid)
+
+    try:
+        record = play_game(
+            rules, engine, make_agent("random", rules), 2, max_plies=40, on_ply=kill_after_two_moves
+        )
+    finally:
+        engine.close()
+    assert killed and not _alive(killed[0])
+    assert record.reason == "forfeit" and record.winner == 1
+    assert "exited with code -9" in record.note and 4 <= record.plies <= 6
+    replay(record)
