@@ -3,13 +3,16 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-# Extras installed into .venv: CI adds the interop frameworks and serve (.ci/run).
-EXTRAS ?= dev
-STAMP := $(VENV)/.install-stamp-$(subst $(comma),-,$(EXTRAS))
+# Extras installed into .venv: the test tools, every user extra (the type check and the
+# tests cover every module, each with its optional frameworks) and the documentation tools.
+EXTRAS ?= dev,all,docs
 comma := ,
+# One stamp per set of extras (`.install-stamp-dev-all-docs`): changing EXTRAS reinstalls.
+STAMP := $(VENV)/.install-stamp-$(subst $(comma),-,$(EXTRAS))
 PACKAGES := jungle_core jungle_agents jungle_train jungle_cli
 
-.PHONY: demo test test-pypy lint typecheck bench bench-pypy test-long soak tournament-memory clean
+.PHONY: demo test test-pypy lint typecheck docs dist bench bench-pypy test-long soak \
+	tournament-memory clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -21,9 +24,10 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 # The main job: the round robin of the whole portfolio on DARK with the shipped checkpoints
-# (random, greedy, minimax depth 3, tabular Q, approximate Q, DQN): SPEC §8's table (score
-# as first / second), Elo ratings, heat map; results/demo gets the games, CSV and Markdown.
-# GAMES games a pair (12: a few minutes on 2 cores); `make demo GAMES=200` is SPEC §8's protocol.
+# (random, greedy, minimax depth 3, tabular Q, approximate Q, DQN): the evaluation table (each
+# pair's score, as first and as second player), Elo ratings, heat map; results/demo gets the
+# games, CSV and Markdown. GAMES games a pair (12: a few minutes on 2 cores); `make demo
+# GAMES=200` plays the full evaluation, 200 games a pair, half with each agent moving first.
 GAMES ?= 12
 DEMO_AGENTS := random,greedy,minimax:depth=3,qlearn,approxq,dqn
 demo: $(STAMP)
@@ -43,8 +47,20 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy --strict $(PACKAGES) tests property_tests benchmarks
 
 # One pytest worker a core (pytest-xdist); `worksteal` hands the last slow tests to idle workers.
+# README.md and docs/*.md: their examples are doctests (docs/'s Python files, the site's hooks
+# and helper scripts, are not collected: conftest.py).
 test: lint typecheck
-	$(VENV)/bin/pytest -q -n auto --dist worksteal README.md $(PACKAGES) tests property_tests
+	$(VENV)/bin/pytest -q -n auto --dist worksteal README.md docs $(PACKAGES) tests property_tests
+
+# The documentation site (mkdocs.yml) into site/; --strict: a broken link or reference fails it.
+docs: $(STAMP)
+	$(VENV)/bin/mkdocs build --strict -d site
+
+# The sdist and the wheel into dist/, and twine's check of their metadata (what PyPI renders).
+dist: $(STAMP)
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+	$(VENV)/bin/twine check --strict dist/*
 
 # Under PyPy (PYPY: a PyPy 3.11 or later), in .venv-pypy: every test that needs no JAX (JAX
 # has no PyPy build; conftest.py leaves the others uncollected), the doctests of the
@@ -91,4 +107,4 @@ bench-pypy: $(STAMP) $(PYPY_VENV)/.install-stamp
 	$(PY) benchmarks/core_speed.py --python $(PYPY_VENV)/bin/python
 
 clean:
-	rm -rf $(VENV) $(PYPY_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) $(PYPY_VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis site dist build

@@ -58,9 +58,9 @@ def pytest_unconfigure(config: object) -> None:
         shutil.rmtree(os.environ["JAX_COMPILATION_CACHE_DIR"], ignore_errors=True)
 
 
-# Do not collect (the doctests of) an interop adapter whose framework is not installed:
-# each adapter imports its framework at import time and raises an ImportError naming the
-# extra to install (`pip install 'jungle[interop]'`).
+# Do not collect (the doctests of) a module whose optional framework is not installed:
+# each imports it at import time and raises jungle_core.MissingExtraError naming the
+# extra to install (`pip install 'dou-shou-qi[interop]'`), or fails to import.
 _ADAPTER_NEEDS = {
     "jungle_core/interop/openspiel.py": ("pyspiel",),
     "jungle_core/interop/pettingzoo.py": ("pettingzoo", "gymnasium"),
@@ -68,12 +68,17 @@ _ADAPTER_NEEDS = {
     "jungle_agents/envs.py": ("gymnasium",),
     "jungle_cli/_serve.py": ("starlette", "uvicorn"),  # `jungle serve`, extra serve
     "tests/_live.py": ("starlette", "uvicorn"),
+    "jungle_train/_plots.py": ("matplotlib",),  # `jungle plot`, extra plot
+    "jungle_train/ablate.py": ("matplotlib",),
 }
 collect_ignore = [
     path
     for path, frameworks in _ADAPTER_NEEDS.items()
     if not all(installed(name) for name in frameworks)
 ]
+# docs/: only the pages' examples are tests (`--doctest-glob='*.md'`). Its Python files are
+# the site's build hooks and helper scripts, run by MkDocs or by hand, not modules to import.
+collect_ignore_glob = ["docs/*.py"]
 
 if not jax_installed():  # PyPy: see the module docstring
     collect_ignore += modules_needing_jax(Path(__file__).resolve().parent)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from jungle_agents._schedule import Finished, Task, run_bounded, run_task
+from jungle_core import import_optional
 
 __all__ = ["run_ray"]
 
@@ -24,15 +25,14 @@ def run_ray(
     workers: int | None,
     plugins: Sequence[str],
 ) -> None:
-    """Run arena tasks on Ray, calling ``finished(entry)`` as each game completes."""
-    try:
-        # an optional extra: imported when this backend is asked for, not with the arena
-        import ray as ray_module
-    except ImportError:
-        raise RuntimeError(
-            "the ray backend needs the 'ray' extra: pip install 'jungle[ray]'"
-        ) from None
-    ray: Any = ray_module  # partly typed: used through Any
+    """Run arena tasks on Ray, calling ``finished(entry)`` as each game completes.
+
+    Without Ray installed, raises :class:`jungle_core.MissingExtraError` naming the ``ray``
+    extra, before any game starts.
+    """
+    # an optional extra: imported when this backend is asked for, not with the arena;
+    # partly typed, so used through Any
+    ray: Any = import_optional("ray", "the arena's ray backend")
     started = False
     if not ray.is_initialized():
         # a local instance for this run (call ray.init yourself for a cluster or a dashboard)

@@ -20,6 +20,7 @@ import numpy as np
 
 from jungle_agents._records import atomic_write
 from jungle_agents._stats import TournamentResult
+from jungle_core import import_optional
 
 __all__ = ["format_report", "pair_rows", "plot_heatmap", "write_csv", "write_markdown"]
 
@@ -211,12 +212,15 @@ def write_markdown(result: TournamentResult, path: str | os.PathLike[str]) -> No
 
 
 def plot_heatmap(result: TournamentResult, path: str | os.PathLike[str]) -> None:
-    """A PNG heat map of the pairwise scores (row agent vs column agent), atomically."""
-    # matplotlib is imported here, not with the module: it is heavy, and only this needs it
-    import matplotlib
+    """A PNG heat map of the pairwise scores (row agent vs column agent), atomically.
 
+    Needs matplotlib (the ``plot`` extra); without it, raises
+    :class:`jungle_core.MissingExtraError` naming ``plot``, before anything is written.
+    """
+    # imported here, not with the module: matplotlib is heavy, optional, and only this needs it
+    matplotlib = import_optional("matplotlib", "the tournament's heat map")
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = import_optional("matplotlib.pyplot", "the tournament's heat map")
 
     specs = result.specs
     k = len(specs)

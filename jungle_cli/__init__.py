@@ -239,11 +239,13 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
     if out is not None:
         write_csv(result, out / "results.csv")
         write_markdown(result, out / "results.md")
-        plot_heatmap(result, out / "heatmap.png")
-        print(
-            f"\nwrote {games_file}, {out / 'results.csv'}, {out / 'results.md'}, "
-            f"{out / 'heatmap.png'}"
-        )
+        written = [games_file, out / "results.csv", out / "results.md"]
+        try:
+            plot_heatmap(result, out / "heatmap.png")
+            written.append(out / "heatmap.png")
+        except jc.MissingExtraError as error:  # the tables are the result; the plot is extra
+            print(f"jungle: no heat map: {error}", file=sys.stderr)
+        print("\nwrote " + ", ".join(str(path) for path in written))
     return 0
 
 

@@ -21,7 +21,7 @@ from types import ModuleType
 
 from jungle_core._errors import JungleError
 
-__all__ = ["DISTRIBUTION", "EXTRA_OF", "MissingExtraError", "import_optional"]
+__all__ = ["DISTRIBUTION", "EXTRA_OF", "INSTALLS_TOO", "MissingExtraError", "import_optional"]
 
 DISTRIBUTION = "dou-shou-qi"
 """The name the library is installed under (``pip install dou-shou-qi``); the import
@@ -46,6 +46,13 @@ EXTRA_OF: dict[str, str] = {
 }
 """The top-level package of each optional dependency, and the extra that installs it."""
 
+INSTALLS_TOO: dict[str, frozenset[str]] = {
+    "train": frozenset({"jax"}),
+    "all": frozenset(EXTRA_OF.values()),
+}
+"""The extras that install other extras' packages as well: ``train`` brings the JAX core's
+(``pip install 'dou-shou-qi[train]'`` installs JAX), ``all`` every one."""
+
 # What JAX and the libraries built on it need that an interpreter may lack.
 _JAX_FAMILY = frozenset({"jax", "jaxlib", "flax", "optax", "flashbax", "mctx"})
 
@@ -66,9 +73,14 @@ class MissingExtraError(JungleError, ImportError):
         self.package = package
 
 
-def import_optional(name: str, what: str) -> ModuleType:
+def import_optional(name: str, what: str, extra: str | None = None) -> ModuleType:
     """Import the module ``name``; where an optional dependency it needs is missing, raise
     :class:`MissingExtraError` naming ``what``, the package and the extra to install.
+
+    The extra named is the missing package's own (:data:`EXTRA_OF`), or ``extra`` where
+    that installs the package too: the DQN needs JAX, and its extra is ``train``, which
+    brings JAX (:data:`INSTALLS_TOO`), so ``import_optional("jungle_train.dqn", "the DQN",
+    "train")`` names ``train`` whichever of JAX, Flax, Optax, Flashbax or mctx is missing.
 
     Any other import error is raised as it is, a missing module inside an installed
     package included (a version that lacks it is not a missing extra).
@@ -82,15 +94,17 @@ def import_optional(name: str, what: str) -> ModuleType:
         return importlib.import_module(name)
     except ModuleNotFoundError as error:
         missing = error.name or ""
-        extra = EXTRA_OF.get(missing)
-        if extra is None:
+        named = EXTRA_OF.get(missing)
+        if named is None:
             raise
-        hint = f"pip install '{DISTRIBUTION}[{extra}]'"
+        if extra is not None and (extra == named or named in INSTALLS_TOO.get(extra, ())):
+            named = extra
+        hint = f"pip install '{DISTRIBUTION}[{named}]'"
         if missing in _JAX_FAMILY and platform.python_implementation() != "CPython":
             interpreter = f"{platform.python_implementation()} {platform.python_version()}"
             hint += f" on CPython (JAX has no build for {interpreter})"
         raise MissingExtraError(
             f"{what} needs {missing!r}, which is not installed: {hint}",
-            extra=extra,
+            extra=named,
             package=missing,
         ) from error

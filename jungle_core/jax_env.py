@@ -64,9 +64,16 @@ import dataclasses
 import functools
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
+
+from jungle_core._extras import import_optional
+
+try:
+    import jax
+    import jax.numpy as jnp
+except ModuleNotFoundError:  # MissingExtraError, naming the `jax` extra to install
+    import_optional("jax", "the JAX core (jungle_core.jax_env)")
+    raise
 
 from jungle_core._codes import HIDDEN, HIDDEN_P0, HIDDEN_P1
 from jungle_core._errors import JungleError

@@ -6,31 +6,37 @@ names the file and, where there is one, the field that is wrong.
 >>> issubclass(CheckpointError, JungleError) and issubclass(ConfigError, JungleError)
 True
 
-:class:`JaxMissingError` is one of the family and an :class:`ImportError` too: what runs
-on JAX (the DQN, the value network, AlphaZero and its ``azero`` agent), asked for where
-JAX is not installed, as on PyPy, for which JAX has no build (README: "On PyPy").
+What runs on JAX (the DQN, the value network, AlphaZero and its ``azero`` agent), asked for
+where the ``train`` extra is not installed (or on PyPy, for which JAX has no build), raises
+:class:`jungle_core.MissingExtraError` naming ``train``: :func:`import_train_module`.
 """
 
 from __future__ import annotations
 
-import importlib
-import platform
 from types import ModuleType
 
-from jungle_core import JungleError
+from jungle_core import JungleError, import_optional
+from jungle_core._extras import EXTRA_OF, INSTALLS_TOO
 
 __all__ = [
     "JAX_LIBRARIES",
     "CheckpointError",
     "ConfigError",
-    "JaxMissingError",
     "JungleError",
-    "import_jax_module",
+    "import_train_module",
 ]
 
-JAX_LIBRARIES = frozenset({"jax", "jaxlib", "flax", "optax", "flashbax", "rlax", "mctx"})
-"""The top-level packages of JAX and of the libraries on it that the project depends on
-(``pyproject.toml`` installs them on CPython only)."""
+JAX_LIBRARIES = frozenset(
+    package
+    for package, extra in EXTRA_OF.items()
+    if extra == "train" or extra in INSTALLS_TOO["train"]
+)
+"""The top-level packages of JAX and of the libraries on it that the learners need (the
+``train`` extra installs them, on CPython only).
+
+>>> sorted(JAX_LIBRARIES)
+['flashbax', 'flax', 'jax', 'jaxlib', 'mctx', 'optax']
+"""
 
 
 class CheckpointError(JungleError):
@@ -43,40 +49,19 @@ class ConfigError(JungleError):
     (the message names the file or the source, and the field)."""
 
 
-class JaxMissingError(JungleError, ImportError):
-    """Something that runs on JAX was asked for where JAX, or a library of its family
-    (:data:`JAX_LIBRARIES`), is not installed. The message names what was asked for, the
-    missing package and the interpreter.
-
-    >>> error = JaxMissingError("the DQN needs JAX")
-    >>> isinstance(error, ImportError) and isinstance(error, ValueError)
-    True
-    """
-
-
-def import_jax_module(name: str, what: str) -> ModuleType:
+def import_train_module(name: str, what: str) -> ModuleType:
     """Import the module ``name``, which runs on JAX; where a package of
-    :data:`JAX_LIBRARIES` is missing, raise :class:`JaxMissingError` naming ``what``.
+    :data:`JAX_LIBRARIES` is missing, raise :class:`jungle_core.MissingExtraError` naming
+    ``what`` and the extra ``train`` (which installs them all).
 
     Any other import error is raised as it is, a missing module inside an installed JAX
-    library included (a version that lacks it is not a missing JAX).
+    library included (a version that lacks it is not a missing extra).
 
-    >>> import_jax_module("jungle_train.tabular_q", "tabular Q").__name__
+    >>> import_train_module("jungle_train.tabular_q", "tabular Q").__name__
     'jungle_train.tabular_q'
-    >>> import_jax_module("jungle_train.no_such_module", "nothing")
+    >>> import_train_module("jungle_train.no_such_module", "nothing")
     Traceback (most recent call last):
     ...
     ModuleNotFoundError: No module named 'jungle_train.no_such_module'
     """
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        missing = error.name or ""
-        if missing not in JAX_LIBRARIES:
-            raise
-        interpreter = f"{platform.python_implementation()} {platform.python_version()}"
-        raise JaxMissingError(
-            f"{what} runs on JAX, and {missing!r} is not installed here ({interpreter}). "
-            "Install the project on CPython, where its dependencies include JAX: "
-            "pip install jungle (JAX has no PyPy build)"
-        ) from error
+    return import_optional(name, what, extra="train")

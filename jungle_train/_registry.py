@@ -33,25 +33,23 @@ def _params(kind: str) -> dict[str, Param]:
 
 
 def register_dqn() -> None:
-    """Register ``dqn``: the masked argmax of a DQN checkpoint (SPEC §7)."""
+    """Register ``dqn``: the masked argmax of a DQN checkpoint."""
     from jungle_train._learned import DQNAgent
 
     register_agent(
         "dqn",
         DQNAgent,
         _params("dqn"),
-        "DQN (SPEC §7): masked argmax of a trained network",
+        "DQN: masked argmax of a trained network",
         replace=True,
     )
 
 
 def register_qlearn() -> None:
-    """Register ``qlearn``: the greedy action of a tabular Q checkpoint (SPEC §7)."""
+    """Register ``qlearn``: the greedy action of a tabular Q checkpoint."""
     from jungle_train.tabular_q import QTableAgent
 
-    register_agent(
-        "qlearn", QTableAgent, _params("qlearn"), "tabular Q-learning (SPEC §7)", replace=True
-    )
+    register_agent("qlearn", QTableAgent, _params("qlearn"), "tabular Q-learning", replace=True)
 
 
 def register_value() -> None:
@@ -75,21 +73,21 @@ def register_value() -> None:
 
 
 def register_approxq() -> None:
-    """Register ``approxq``: the greedy action of a linear Q checkpoint (SPEC §7)."""
+    """Register ``approxq``: the greedy action of a linear Q checkpoint ."""
     from jungle_train.approx_q import ApproxQAgent
 
     register_agent(
         "approxq",
         ApproxQAgent,
         _params("approxq"),
-        "approximate Q-learning, 16 features (SPEC §7)",
+        "approximate Q-learning, 16 features",
         replace=True,
     )
 
 
 def register_azero() -> None:
     """Register ``azero``: an ``mctx`` search (the JAX core as the model) guided by an
-    AlphaZero checkpoint (SPEC §7, search + network); runs JAX, unlike the agents above,
+    AlphaZero checkpoint (search + network); runs JAX, unlike the agents above,
     so JAX is imported when an ``azero`` agent is built, not when the registry loads."""
     register_agent(
         "azero",
@@ -145,14 +143,14 @@ def register_azero() -> None:
             "greedy": Param(
                 float,
                 0.0,
-                "DQN prior, DARK: weight (0..1) of SPEC 7's Greedy heuristic (both sides, "
+                "DQN prior, DARK: weight (0..1) of the greedy agent's heuristic (both sides, "
                 "with the safety of adjacent pairs) in the hand-made leaf value while some "
                 "piece is face down (0: off)",
             ),
             "potential": Param(
                 float,
                 0.01,
-                "DQN prior: weight of the difference of SPEC 7's shaping potentials (pieces "
+                "DQN prior: weight of the difference of the training's shaping potentials (pieces "
                 "near enemies they can take, minus near enemies that can take them) in the "
                 "hand-made leaf value, beside the material balance",
             ),
@@ -160,7 +158,8 @@ def register_azero() -> None:
                 str,
                 "spec",
                 "DQN prior: the piece values of the hand-made leaf value's material balance: "
-                "spec (SPEC 7's Greedy values) or fitted (fitted to recorded games' results: "
+                "spec (the greedy agent's piece values) or fitted (fitted to recorded games' "
+                "results: "
                 "Rat 90, Cat 10, Dog 40, Wolf 50, Leopard 50, Tiger 75, Lion 105, Elephant 160)",
                 ("spec", "fitted"),
             ),
@@ -306,10 +305,10 @@ def register_azero() -> None:
 
 
 def _make_azero(rules: Any, **params: Any) -> Any:
-    """Build an :class:`~jungle_train._azero_agent.AZeroAgent` (imports JAX; where JAX is
-    not installed, :class:`~jungle_train._errors.JaxMissingError`, which
-    :func:`~jungle_agents.make_agent` reports as an ``AgentSpecError``)."""
-    from jungle_train._errors import import_jax_module
+    """Build an :class:`~jungle_train._azero_agent.AZeroAgent` (imports JAX; where the
+    ``train`` extra is not installed, :class:`jungle_core.MissingExtraError` naming it,
+    which :func:`~jungle_agents.make_agent` reports as an ``AgentSpecError``)."""
+    from jungle_train._errors import import_train_module
 
-    agent = import_jax_module("jungle_train._azero_agent", "the agent 'azero'").AZeroAgent
+    agent = import_train_module("jungle_train._azero_agent", "the agent 'azero'").AZeroAgent
     return agent(rules, **params)

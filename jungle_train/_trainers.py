@@ -2,8 +2,9 @@
 named configs, and trainers.
 
 Each kind's module is imported only when that kind is asked for (the DQN, the value
-network and AlphaZero bring JAX; where JAX is not installed, as on PyPy, asking for one of
-them raises :class:`~jungle_train._errors.JaxMissingError` and the others still work).
+network and AlphaZero bring JAX; where the ``train`` extra is not installed, or on PyPy,
+asking for one of them raises :class:`jungle_core.MissingExtraError` naming ``train``, and
+the tabular and linear learners still work).
 
 >>> cls, named = config_class("qlearn")
 >>> cls.__module__, sorted(named)
@@ -16,7 +17,7 @@ import dataclasses
 from typing import Any
 
 from jungle_train._config import load_config
-from jungle_train._errors import ConfigError, import_jax_module
+from jungle_train._errors import ConfigError, import_train_module
 from jungle_train._run import Trainer
 
 __all__ = ["KINDS", "config_class", "make_trainer", "resolve_config"]
@@ -42,7 +43,7 @@ _TRAINER_CLASS = {
 def _module(kind: str) -> Any:
     if kind not in KINDS:
         raise ConfigError(f"unknown learner {kind!r}; valid: {', '.join(KINDS)}")
-    return import_jax_module(KINDS[kind], f"the learner {kind!r}")
+    return import_train_module(KINDS[kind], f"the learner {kind!r}")
 
 
 def config_class(kind: str) -> tuple[type[Any], dict[str, Any]]:

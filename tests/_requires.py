@@ -1,10 +1,11 @@
-"""What a test needs that an install may lack: JAX, on PyPy (for which JAX has no build).
+"""What a test needs that an install may lack: JAX (the ``jax`` and ``train`` extras, which
+install it on CPython only; PyPy has no build of it) and the other extras' frameworks.
 
-``pyproject.toml`` installs JAX and the libraries on it on CPython only, so under PyPy the
-project installs without them (README: "On PyPy") and ``make test-pypy`` runs every test
-that needs none. The root ``conftest.py`` leaves uncollected the files that
-:func:`modules_needing_jax` finds; a test that reaches JAX only in its body is marked
-:data:`needs_jax`; :func:`tests._scripts.load_benchmark` skips a benchmark that imports JAX.
+Without JAX, as under PyPy, ``make test-pypy`` runs every test that needs none. The root
+``conftest.py`` leaves uncollected the files that :func:`modules_needing_jax` finds, and
+those whose framework :func:`installed` does not find; a test that reaches JAX only in its
+body is marked :data:`needs_jax`; :func:`tests._scripts.load_benchmark` skips a benchmark
+that imports JAX.
 """
 
 from __future__ import annotations

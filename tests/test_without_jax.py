@@ -1,9 +1,10 @@
-"""The project without JAX, as PyPy installs it (JAX has no PyPy build; ``pyproject.toml``
-names JAX and its libraries for CPython only): what needs no JAX works, what does says so.
+"""The project without JAX, as the bare install and PyPy have it (JAX has no PyPy build;
+``pyproject.toml`` puts JAX and its libraries in the ``jax`` and ``train`` extras, for CPython
+only): what needs no JAX works, what does says so, naming the extra ``train``.
 
-CI has no PyPy, so these tests play that install on CPython: a child process whose import
-system refuses every package of :data:`~jungle_train._errors.JAX_LIBRARIES`. ``make
-test-pypy`` runs the rest of the suite under a real PyPy.
+These tests play that install on CPython: a child process whose import system refuses every
+package of :data:`~jungle_train._errors.JAX_LIBRARIES`. ``make test-pypy`` runs the rest of
+the suite under a real PyPy; tests/test_extras.py refuses matplotlib as well.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from jungle_agents.arena import load_games
-from jungle_core import JungleError
-from jungle_train._errors import JAX_LIBRARIES, JaxMissingError, import_jax_module
+from jungle_core import JungleError, MissingExtraError
+from jungle_train._errors import JAX_LIBRARIES, import_train_module
 from tests._requires import modules_needing_jax
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -71,17 +72,19 @@ def test_the_cli_plays_and_trains_without_jax_and_names_what_needs_it(tmp_path: 
     )
     assert trained.returncode == 0, trained.stderr
     assert (tmp_path / "q" / "agent.npz").exists()
-    # what runs on JAX: one line naming it, exit 2, nothing written
+    # what runs on JAX: one line naming it and the extra `train`, exit 2, nothing written
     azero = _jungle_without_jax("match", "azero", "random", "--games", "1", "--workers", "1")
     assert azero.returncode == 2
-    assert "the agent 'azero' runs on JAX" in azero.stderr and "Traceback" not in azero.stderr
+    assert "the agent 'azero' needs" in azero.stderr and "Traceback" not in azero.stderr
+    assert "pip install 'dou-shou-qi[train]'" in azero.stderr
     dqn = _jungle_without_jax("train", "dqn", "--steps", "10", "--out", str(tmp_path / "d"))
     assert dqn.returncode == 2
-    assert "the learner 'dqn' runs on JAX" in dqn.stderr and "is not installed here" in dqn.stderr
+    assert "the learner 'dqn' needs" in dqn.stderr and "is not installed" in dqn.stderr
+    assert "pip install 'dou-shou-qi[train]'" in dqn.stderr
     assert not (tmp_path / "d").exists()
 
 
-def test_import_jax_module_names_a_missing_jax_library_and_nothing_else(
+def test_import_train_module_names_train_for_a_missing_jax_library_and_nothing_else(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "probe_needs_mctx.py").write_text("import mctx\n")
@@ -89,16 +92,17 @@ def test_import_jax_module_names_a_missing_jax_library_and_nothing_else(
     (tmp_path / "probe_needs_a_jax_part.py").write_text("import jax.no_such_part_of_jax\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setitem(sys.modules, "mctx", None)  # what an install without mctx looks like
-    with pytest.raises(JaxMissingError, match=r"the probe runs on JAX, and 'mctx' is not") as e:
-        import_jax_module("probe_needs_mctx", "the probe")
+    with pytest.raises(MissingExtraError, match=r"the probe needs 'mctx', which is not") as e:
+        import_train_module("probe_needs_mctx", "the probe")
     assert isinstance(e.value, ImportError) and isinstance(e.value, JungleError)
+    assert (e.value.extra, e.value.package) == ("train", "mctx")
     with pytest.raises(ModuleNotFoundError) as other:
-        import_jax_module("probe_needs_other", "the other probe")
-    assert not isinstance(other.value, JaxMissingError)
+        import_train_module("probe_needs_other", "the other probe")
+    assert not isinstance(other.value, MissingExtraError)
     assert other.value.name == "no_such_library_anywhere"
-    with pytest.raises(ModuleNotFoundError) as part:  # jax is there: not a missing JAX
-        import_jax_module("probe_needs_a_jax_part", "the third probe")
-    assert not isinstance(part.value, JaxMissingError)
+    with pytest.raises(ModuleNotFoundError) as part:  # jax is there: not a missing extra
+        import_train_module("probe_needs_a_jax_part", "the third probe")
+    assert not isinstance(part.value, MissingExtraError)
 
 
 def test_the_scan_follows_imports_through_modules_and_packages(tmp_path: Path) -> None:

@@ -1,17 +1,19 @@
 """Adapters that put the game inside the standard frameworks: OpenSpiel, PettingZoo, Gymnasium.
 
-Each adapter is its own module behind its own optional extra, and importing this package
-imports none of them (nor any framework), so ``jungle_core`` stays light:
+Each adapter is its own module, and importing this package imports none of them (nor any
+framework), so ``jungle_core`` stays light:
 
-- :mod:`jungle_core.interop.openspiel` (extra ``openspiel``): the pyspiel games
-  ``python_jungle_dark`` and ``python_jungle_classic``;
-- :mod:`jungle_core.interop.pettingzoo` (extra ``pettingzoo``): a two-player AEC environment;
-- :mod:`jungle_core.interop.gymnasium` (extra ``gymnasium``): a single-agent environment
-  against an opponent policy; :mod:`jungle_agents.envs` extends it to agent spec strings
-  and registers it as ``jungle/Dark-v0`` and ``jungle/Classic-v0``.
+- :mod:`jungle_core.interop.openspiel`: the pyspiel games ``python_jungle_dark`` and
+  ``python_jungle_classic``;
+- :mod:`jungle_core.interop.pettingzoo`: a two-player AEC environment;
+- :mod:`jungle_core.interop.gymnasium`: a single-agent environment against an opponent
+  policy; :mod:`jungle_agents.envs` extends it to agent spec strings and registers it as
+  ``jungle/Dark-v0`` and ``jungle/Classic-v0``.
 
-(``pip install jungle[interop]`` installs all three.) Importing an adapter whose framework
-is missing raises an :class:`ImportError` that names the extra to install.
+``pip install 'dou-shou-qi[interop]'`` installs the three frameworks (the extras
+``openspiel``, ``pettingzoo`` and ``gymnasium`` install one each). Importing an adapter
+whose framework is missing raises :class:`jungle_core.MissingExtraError` naming the extra
+``interop``.
 
 What the adapters share, framework-free, lives here:
 
@@ -26,7 +28,6 @@ What the adapters share, framework-free, lives here:
 from jungle_core.interop._common import (
     max_chance_nodes,
     max_game_length,
-    missing_framework,
     observation_for,
     resolve_rules,
 )
@@ -34,7 +35,6 @@ from jungle_core.interop._common import (
 __all__ = [
     "max_chance_nodes",
     "max_game_length",
-    "missing_framework",
     "observation_for",
     "resolve_rules",
 ]

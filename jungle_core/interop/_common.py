@@ -10,7 +10,6 @@ from jungle_core import Rules, State, observation, rules_by_name
 __all__ = [
     "max_chance_nodes",
     "max_game_length",
-    "missing_framework",
     "observation_for",
     "resolve_rules",
 ]
@@ -72,7 +71,8 @@ def max_chance_nodes(rules: Rules) -> int:
 
 
 def observation_for(state: State, player: int) -> npt.NDArray[np.float32]:
-    """The SPEC §6 observation of ``state`` as seen by ``player`` (0 or 1).
+    """The observation tensor (:func:`jungle_core.observation`) of ``state`` as seen by
+    ``player`` (0 or 1).
 
     For the player to move it is :func:`jungle_core.observation` itself. For the other
     player of a DARK game, channels 4 and 5 ("the player to move" / "the opponent") are
@@ -92,14 +92,3 @@ def observation_for(state: State, player: int) -> npt.NDArray[np.float32]:
     if state.rules.is_dark and player != state.to_move:
         obs[..., [4, 5]] = obs[..., [5, 4]]
     return obs
-
-
-def missing_framework(framework: str, extra: str) -> ImportError:
-    """The error an adapter raises when its framework is not installed.
-
-    >>> print(missing_framework("pyspiel", "openspiel"))
-    pyspiel is not installed; install it with: pip install 'jungle[openspiel]'
-    """
-    return ImportError(
-        f"{framework} is not installed; install it with: pip install 'jungle[{extra}]'"
-    )

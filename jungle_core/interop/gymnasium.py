@@ -1,4 +1,4 @@
-"""The game as a single-agent Gymnasium environment against an opponent (extra ``gymnasium``).
+"""The game as a single-agent Gymnasium environment against an opponent (extra ``interop``).
 
 The core knows no agents, so this environment takes its opponent as a policy: the
 registered ``jungle/Dark-v0`` and ``jungle/Classic-v0`` live one layer up, in
@@ -23,10 +23,11 @@ registered ``jungle/Dark-v0`` and ``jungle/Classic-v0`` live one layer up, in
   built-in uniform random opponent, the default). Other spec strings (``"greedy"``,
   ``"minimax:depth=3"``) need the agents: use :class:`jungle_agents.envs.JungleEnv`.
 - **Observation**: ``{"observation": float32[rows, cols, C], "action_mask": int8[num_actions]}``:
-  the SPEC §6 tensor for the player to move, who is the agent whenever it acts (DARK
-  ``float32[7, 8, 6]``, channels 4/5 the agent's / the opponent's pieces; CLASSIC
-  ``float32[9, 7, 22]``), and 1 exactly for the legal actions (all zeros once the game is over).
-- **Action**: ``Discrete(num_actions)``, the SPEC §4 integers (280 DARK, 315 CLASSIC).
+  the observation tensor (:func:`jungle_core.observation`) for the player to move, who is
+  the agent whenever it acts (DARK ``float32[7, 8, 6]``, channels 4/5 the agent's / the
+  opponent's pieces; CLASSIC ``float32[9, 7, 22]``), and 1 exactly for the legal actions
+  (all zeros once the game is over).
+- **Action**: ``Discrete(num_actions)``, the core's action integers (280 DARK, 315 CLASSIC).
 - **Reward**: 0 until the game ends, then the result for the agent: +1 win, -1 loss,
   0 draw. Every end of the rules is a termination; nothing is truncated (the rules bound the
   game: at most 1500 plies DARK, 300 CLASSIC).
@@ -54,6 +55,7 @@ from jungle_core import (
     State,
     describe_action,
     from_fen,
+    import_optional,
     legal_action_mask,
     legal_actions,
     new_game,
@@ -64,13 +66,12 @@ from jungle_core import (
     step,
     to_fen,
 )
-from jungle_core.interop._common import missing_framework, resolve_rules
+from jungle_core.interop._common import resolve_rules
 
-try:
-    import gymnasium
-    from gymnasium import spaces
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise missing_framework("gymnasium", "gymnasium") from error
+# Without Gymnasium: MissingExtraError, naming the extra that installs it.
+import_optional("gymnasium", "the Gymnasium adapter (jungle_core.interop.gymnasium)")
+import gymnasium  # noqa: E402
+from gymnasium import spaces  # noqa: E402
 
 __all__ = ["ENV_IDS", "JungleEnv", "Opponent", "OpponentPolicy", "resolve_opponent"]
 
@@ -133,7 +134,8 @@ class JungleEnv(gymnasium.Env[Observation, np.int64]):  # type: ignore[misc, unu
     ``opponent`` (default ``"random"``), ``player`` (0, 1, or None: drawn at each reset),
     ``illegal_action`` (``"lose"`` or ``"raise"``), ``render_mode`` (None or ``"ansi"``).
     ``reset(options=...)`` takes ``"player"`` (the agent's seat for that episode) and
-    ``"fen"`` (start from a SPEC §5 position string instead of the start position).
+    ``"fen"`` (start from a position string, :func:`jungle_core.from_fen`, instead of the
+    start position).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012

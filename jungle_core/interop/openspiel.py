@@ -1,6 +1,7 @@
 """The game as OpenSpiel (pyspiel) Python games: ``python_jungle_dark``, ``python_jungle_classic``.
 
-Importing this module registers both games with pyspiel (extra ``openspiel``):
+Importing this module registers both games with pyspiel (``pip install
+'dou-shou-qi[interop]'``):
 
 >>> import pyspiel
 >>> import jungle_core.interop.openspiel
@@ -22,19 +23,22 @@ How the Jungle rules map onto OpenSpiel:
   node** whose outcomes are the pieces still face down that the square may hold, outcome
   ``owner * 8 + rank - 1`` (0..15), uniformly (:func:`jungle_core.chance_outcomes`).
   Applying the outcome finishes the turn (:func:`jungle_core.step_outcome`). Actions
-  are the SPEC §4 integers, 280 of them; ``max_chance_outcomes`` is 16.
+  are the core's action integers (:func:`jungle_core.legal_actions`), 280 of them;
+  ``max_chance_outcomes`` is 16.
 - **CLASSIC** (``python_jungle_classic``) is deterministic, 315 actions.
-- Action strings are SPEC §4 notation (``?d1``, ``c1-c2``, ``c1xc2``); a chance outcome
+- Action strings are the core's move notation (:func:`jungle_core.action_to_str`:
+  ``?d1``, ``c1-c2``, ``c1xc2``); a chance outcome
   reads ``d1=E`` (the square, then the piece letter: upper case player 0, lower case 1).
-- Observation tensor: SPEC §6, shape ``[rows, cols, channels]`` (``float32[7, 8, 6]`` /
-  ``float32[9, 7, 22]``) as seen by the requested player (see
+- Observation tensor: :func:`jungle_core.observation`, shape ``[rows, cols, channels]``
+  (``float32[7, 8, 6]`` / ``float32[9, 7, 22]``) as seen by the requested player (see
   :func:`jungle_core.interop.observation_for`); at a chance node, the position before
   the piece turns up. Observation string: the ASCII board (:func:`jungle_core.render`).
 - Returns: +1 / -1 for a win / loss, 0 for a draw, at the end only (terminal reward).
 - ``max_game_length`` counts decisions, not chance events (OpenSpiel's convention): 1500
   for DARK (at most 15 removals, each followed by at most 100 plies without one — see
   :func:`jungle_core.interop.max_game_length`), 300 for CLASSIC (its ply limit).
-- ``game.new_initial_state(fen)`` starts from a SPEC §5 position string.
+- ``game.new_initial_state(fen)`` starts from a position string
+  (:func:`jungle_core.from_fen`).
 - Cloning a state is cheap (the core state is an immutable value shared by the clones).
   Serialization uses pyspiel's generic mechanism for Python games (a pickled ``__dict__``);
   the only thing in that dict is the node, which pickles as plain data — the rule set's
@@ -60,6 +64,7 @@ from jungle_core import (
     action_to_str,
     chance_outcomes,
     from_fen,
+    import_optional,
     is_chance_action,
     legal_actions,
     new_game,
@@ -74,16 +79,14 @@ from jungle_core import (
 from jungle_core.interop._common import (
     max_chance_nodes,
     max_game_length,
-    missing_framework,
     observation_for,
 )
 from jungle_core.lowlevel import tables
 
-try:
-    import pyspiel
-    from open_spiel.python.observation import IIGObserverForPublicInfoGame
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise missing_framework("open-spiel (pyspiel)", "openspiel") from error
+# Without OpenSpiel: MissingExtraError, naming the extra that installs it.
+import_optional("pyspiel", "the OpenSpiel adapter (jungle_core.interop.openspiel)")
+import pyspiel  # noqa: E402
+from open_spiel.python.observation import IIGObserverForPublicInfoGame  # noqa: E402
 
 __all__ = [
     "CLASSIC_GAME_TYPE",
@@ -282,7 +285,7 @@ def _outcome_to_string(node: _Node, outcome_index: int) -> str:
 
 
 class _BoardObserver:
-    """A pyspiel Python observer: the SPEC §6 tensor as seen by the player, and the board."""
+    """A pyspiel Python observer: the observation tensor as seen by the player, and the board."""
 
     def __init__(self, rules: Rules, params: dict[str, Any] | None) -> None:
         if params:
@@ -309,7 +312,7 @@ class JungleGame(pyspiel.Game):  # type: ignore[misc]
         self.rules = rules
 
     def new_initial_state(self, fen: str | None = None) -> JungleState:
-        """The start position, or the SPEC §5 position string ``fen`` when given."""
+        """The start position, or the position string ``fen`` when given."""
         if fen is None:
             return JungleState(self)
         if not isinstance(fen, str):
@@ -331,14 +334,14 @@ class JungleGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class JungleDarkGame(JungleGame):
-    """``python_jungle_dark``: the DARK rules (SPEC §2), chance nodes at every reveal."""
+    """``python_jungle_dark``: the DARK rules, chance nodes at every reveal."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         super().__init__(DARK_GAME_TYPE, DARK, params)
 
 
 class JungleClassicGame(JungleGame):
-    """``python_jungle_classic``: the CLASSIC rules (SPEC §3), deterministic."""
+    """``python_jungle_classic``: the CLASSIC rules, deterministic."""
 
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         super().__init__(CLASSIC_GAME_TYPE, CLASSIC, params)

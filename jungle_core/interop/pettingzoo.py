@@ -1,4 +1,4 @@
-"""The game as a PettingZoo AEC (agent-environment-cycle) environment (extra ``pettingzoo``).
+"""The game as a PettingZoo AEC (agent-environment-cycle) environment (extra ``interop``).
 
 Two agents, ``"player_0"`` (moves first) and ``"player_1"``, take turns; the environment
 follows the conventions of PettingZoo's classic board games (chess, connect four):
@@ -16,11 +16,11 @@ follows the conventions of PettingZoo's classic board games (chess, connect four
 []
 
 - **Observation** of an agent: a dict ``{"observation": float32[rows, cols, C],
-  "action_mask": int8[num_actions]}``. ``observation`` is the SPEC §6 tensor as that agent
+  "action_mask": int8[num_actions]}``. ``observation`` is the observation tensor as that agent
   sees it (:func:`jungle_core.interop.observation_for`: ``float32[7, 8, 6]`` for DARK,
   ``float32[9, 7, 22]`` for CLASSIC); ``action_mask`` is 1 exactly for the legal actions
   when it is that agent's turn, all zeros otherwise and once the game is over.
-- **Action**: ``Discrete(num_actions)``, the SPEC §4 integers (280 DARK, 315 CLASSIC).
+- **Action**: ``Discrete(num_actions)``, the core's action integers (280 DARK, 315 CLASSIC).
 - **Chance**: an action that turns a piece face up draws the piece inside ``step`` from
   the environment's random generator, which ``reset(seed=...)`` seeds (the same seed
   replays the same game for the same actions).
@@ -46,6 +46,7 @@ from jungle_core import (
     DARK,
     Rules,
     State,
+    import_optional,
     legal_action_mask,
     new_game,
     observation_shape,
@@ -53,15 +54,15 @@ from jungle_core import (
     render,
     step,
 )
-from jungle_core.interop._common import missing_framework, observation_for, resolve_rules
+from jungle_core.interop._common import observation_for, resolve_rules
 
-try:
-    import gymnasium
-    from gymnasium import spaces
-    from pettingzoo import AECEnv
-    from pettingzoo.utils import wrappers
-except ImportError as error:  # pragma: no cover - exercised only without the extra
-    raise missing_framework("pettingzoo", "pettingzoo") from error
+# Without PettingZoo or Gymnasium: MissingExtraError, naming the extra that installs them.
+import_optional("pettingzoo", "the PettingZoo adapter (jungle_core.interop.pettingzoo)")
+import_optional("gymnasium", "the PettingZoo adapter (jungle_core.interop.pettingzoo)")
+import gymnasium  # noqa: E402
+from gymnasium import spaces  # noqa: E402
+from pettingzoo import AECEnv  # noqa: E402
+from pettingzoo.utils import wrappers  # noqa: E402
 
 __all__ = ["JungleAECEnv", "env", "raw_env"]
 
