@@ -137,24 +137,46 @@ class DecisionPool:
                 self._all.remove(worker)
 
     def decide(
-        self, rules: Rules, spec: str, state: State, seed: int, timeout: float
+        self,
+        rules: Rules,
+        spec: str,
+        state: State,
+        seed: int,
+        timeout: float,
+        deadline: float | None = None,
     ) -> tuple[int, float]:
         """The action the agent ``spec`` chooses in ``state`` and its thinking seconds.
 
         Raises :class:`DecisionTimeoutError` when no answer came within ``timeout``
         seconds of the worker starting on it (the worker is then killed and replaced), and
         :class:`AgentFailedError` when the agent raised. Legality is the caller's to check.
+        With a ``deadline`` (a :func:`time.monotonic` instant), the answer or the error
+        comes by then, the wait for a free worker included (a worker's first start, a
+        second or so, is not counted); without one, the call waits for a free worker as
+        long as it takes.
         """
         if self._closed:
             raise RuntimeError("the decision pool is closed")
-        worker = self._idle.get()
+        try:
+            worker = self._idle.get(
+                timeout=None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            )
+        except queue.Empty:
+            raise DecisionTimeoutError("no decision worker came free in time; try again") from None
         try:
             if self._closed:
                 raise AgentFailedError("the decision pool is closed")
             if worker is None or not worker.process.is_alive():
                 if worker is not None:
                     self._retire(worker)
+                started = time.monotonic()
                 worker = self._start()
+                if deadline is not None:
+                    deadline += time.monotonic() - started
+            if deadline is not None:
+                timeout = min(timeout, deadline - time.monotonic())
+                if timeout <= 0:
+                    raise DecisionTimeoutError(f"{spec}: no time left to decide in")
             worker.conn.send((rules, spec, state, seed))
             if not worker.conn.poll(max(timeout, 0.0)):
                 self._retire(worker)

@@ -5,8 +5,8 @@ A small ASGI app (Starlette, run by uvicorn) that serves one static page
 :class:`jungle_cli._games.ServedGame`:
 
 =======================================  ==============================================
-``GET  /api/agents``                     agent kinds with their parameters, rule sets
-``POST /api/games``                      a new game: rules, mode, seats, clock, speed
+``GET  /api/agents``                     agent kinds, their parameters, rule sets, hint
+``POST /api/games``                      a new game: rules, mode, seats, clock, hint, speed
 ``POST /api/games/load``                 a new game from an uploaded record
 ``GET  /api/games/{id}?after=V``         the game; waits (up to 10 s) for version > V
 ``GET  /api/games/{id}/ply/{n}``         the position after ``n`` plies (replay)
@@ -15,6 +15,10 @@ A small ASGI app (Starlette, run by uvicorn) that serves one static page
 ``POST /api/games/{id}/watch``           ``{"delay": s, "paused": b}`` (agent vs agent)
 ``GET  /api/games/{id}/record``          the arena's JSON record (save)
 =======================================  ==============================================
+
+A hint is the move of the game's hint agent (``"hint"`` of a new game; else the server's,
+by default :data:`jungle_cli._games.DEFAULT_HINT`), never the opponent's, and takes at most
+``hint_time`` seconds, the wait for a free worker included.
 
 Safety: every move, record and agent spec passes the core's (and the registry's) own
 checks before anything changes; a refused request answers ``{"error": ...}`` with 400 /
@@ -49,13 +53,25 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import Message, Receive, Scope, Send
 
 import jungle_core as jc
+from jungle_agents import check_spec
+from jungle_agents.arena import import_plugins
 from jungle_cli._decisions import AgentFailedError, DecisionPool, DecisionTimeoutError
-from jungle_cli._games import HUMAN, MODES, ServedGame
+from jungle_cli._games import (
+    DEFAULT_HINT,
+    HUMAN,
+    MODES,
+    RULE_SETS,
+    ServedGame,
+    request_options,
+    request_rules,
+    request_seats,
+)
 from jungle_cli._views import (
     BadRequestError,
     ConflictError,
     ServeError,
     agents_view,
+    field,
     json_loads,
     parse_record_text,
     position_view,
@@ -63,7 +79,6 @@ from jungle_cli._views import (
 
 __all__ = ["GameStore", "make_app", "serve"]
 
-RULE_SETS = ("dark", "classic", "dark_strict")
 BODY_LIMIT = 16_384
 UPLOAD_LIMIT = 4_000_000
 POLL_S = 10.0
@@ -92,7 +107,8 @@ class GameStore:
     """The games of one server, their agent turns, and the waits for their changes.
 
     Runs on the server's event loop: every change of a game happens here, between awaits;
-    agent decisions go to the :class:`DecisionPool` through a thread pool.
+    agent decisions go to the :class:`DecisionPool` through a thread pool. ``hint`` is the
+    hint agent of games that name none, ``hint_time`` the seconds a hint may take.
     """
 
     def __init__(
@@ -102,14 +118,21 @@ class GameStore:
         idle_s: float = 3600.0,
         workers: int = 2,
         move_time: float = 10.0,
+        hint: str = DEFAULT_HINT,
+        hint_time: float = 5.0,
         plugins: Sequence[str] = (),
     ) -> None:
         self.max_games = max_games
         self.idle_s = idle_s
         self.move_time = move_time
+        self.hint = hint
+        self.hint_time = hint_time
         self.games: dict[str, ServedGame] = {}
         self.pool = DecisionPool(workers, plugins)
         self.executor = ThreadPoolExecutor(workers, thread_name_prefix="jungle-decide")
+        # a thread for every hint that may run at once (one a game): no hint waits for a
+        # thread, only (up to its deadline) for a worker; threads start only when needed
+        self.hint_executor = ThreadPoolExecutor(max_games, thread_name_prefix="jungle-hint")
         self._events: dict[str, asyncio.Event] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
@@ -119,6 +142,7 @@ class GameStore:
             task.cancel()
         self.pool.close()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.hint_executor.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------ games
 
@@ -191,12 +215,35 @@ class GameStore:
         self._tasks[game.id] = asyncio.get_running_loop().create_task(self._agent_turns(game))
 
     async def decide(self, game: ServedGame, spec: str, timeout: float) -> tuple[int, float]:
-        """Run one decision of ``spec`` in the game's position off the event loop."""
+        """Run one agent decision of ``spec`` in the game's position off the event loop
+        (:meth:`DecisionPool.decide`, ``timeout`` seconds to think once a worker is free)."""
         seed = int(game.agent_rng.integers(2**63))
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(
             self.executor, self.pool.decide, game.rules, spec, game.state, seed, timeout
         )
+
+    async def decide_hint(self, game: ServedGame) -> int:
+        """The hint agent's action in the game's position, within :attr:`hint_time` seconds
+        of the call, waits included (a worker's first start aside): hints have threads of
+        their own, never queued behind agent turns or other hints, and a hint that finds no
+        free worker in time, or does not decide in time, raises
+        :class:`DecisionTimeoutError`."""
+        deadline = time.monotonic() + self.hint_time
+        seed = int(game.agent_rng.integers(2**63))
+        loop = asyncio.get_running_loop()
+        decision = loop.run_in_executor(
+            self.hint_executor,
+            self.pool.decide,
+            game.rules,
+            game.hint,
+            game.state,
+            seed,
+            self.hint_time,
+            deadline,
+        )
+        action, _ = await decision
+        return action
 
     async def _agent_turns(self, game: ServedGame) -> None:
         moved = False
@@ -280,56 +327,6 @@ async def _disconnect(request: Request) -> None:
         pass
 
 
-def _field(data: dict[str, Any], name: str, kind: type, default: Any) -> Any:
-    value = data.get(name, default)
-    if value is None and default is None:
-        return None
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise BadRequestError(f"{name} must be a {kind.__name__}, not {value!r}")
-    return value
-
-
-def _seats(data: dict[str, Any]) -> tuple[str, str]:
-    mode = _field(data, "mode", str, "human-agent")
-    if mode not in MODES:
-        raise BadRequestError(f"mode must be one of {list(MODES)}, not {mode!r}")
-    agent = _field(data, "agent", str, "random")
-    if len(agent) > 200:
-        raise BadRequestError("agent spec too long")
-    if mode == "human-human":
-        return HUMAN, HUMAN
-    if mode == "agent-agent":
-        agent1 = _field(data, "agent1", str, agent)
-        if len(agent1) > 200:
-            raise BadRequestError("agent spec too long")
-        return agent, agent1
-    side = _field(data, "side", int, 0)
-    if side not in (0, 1):
-        raise BadRequestError(f"side must be 0 (move first) or 1, not {side}")
-    return (HUMAN, agent) if side == 0 else (agent, HUMAN)
-
-
-def _options(data: dict[str, Any]) -> dict[str, Any]:
-    clock = _field(data, "clock", str, None)
-    hint = _field(data, "hint", str, None)
-    if (clock and len(clock) > 20) or (hint and len(hint) > 200):
-        raise BadRequestError("clock or hint text too long")
-    return {
-        "clock": clock or None,
-        "hint": hint or None,
-        "delay": _field(data, "delay", float, 0.5),
-    }
-
-
-def _rules(data: dict[str, Any]) -> jc.Rules:
-    name = _field(data, "rules", str, "dark")
-    if name.lower() not in RULE_SETS:
-        raise BadRequestError(f"rules must be one of {list(RULE_SETS)}, not {name!r}")
-    return jc.rules_by_name(name)
-
-
 Handler = Callable[[Request, GameStore], Awaitable[Any]]
 
 
@@ -348,21 +345,29 @@ def _endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
 
 
 async def _agents(request: Request, store: GameStore) -> Any:
-    return {"agents": agents_view(), "rules": list(RULE_SETS), "modes": list(MODES)}
+    return {
+        "agents": agents_view(),
+        "rules": list(RULE_SETS),
+        "modes": list(MODES),
+        "hint": store.hint,
+        "hint_time": store.hint_time,
+    }
 
 
 async def _new_game(request: Request, store: GameStore) -> Any:
     data = await _json_body(request)
-    game = ServedGame.create(_rules(data), _seats(data), **_options(data))
+    options = request_options(data, store.hint)
+    game = ServedGame.create(request_rules(data), request_seats(data), **options)
     return store.add(game).view()
 
 
 async def _load_game(request: Request, store: GameStore) -> Any:
     data = await _json_body(request, UPLOAD_LIMIT)
-    text = _field(data, "text", str, "")
-    index = _field(data, "index", int, 0)
+    text = field(data, "text", str, "")
+    index = field(data, "index", int, 0)
     record, count = parse_record_text(text, index)
-    game = ServedGame.from_record(record, _seats(data), **_options(data))
+    options = request_options(data, store.hint)
+    game = ServedGame.from_record(record, request_seats(data), **options)
     game.paused = True  # a loaded game waits at its end until the page says go on
     view = store.add(game).view()
     view["games_in_file"] = count
@@ -398,7 +403,7 @@ async def _get_ply(request: Request, store: GameStore) -> Any:
 async def _move(request: Request, store: GameStore) -> Any:
     game = store.get(request.path_params["gid"])
     data = await _json_body(request)
-    expected = _field(data, "ply", int, None)
+    expected = field(data, "ply", int, None)
     if expected is not None and expected != game.ply:
         raise ConflictError(f"the game is at ply {game.ply}, not {expected}: the position changed")
     if "action" in data:
@@ -436,7 +441,7 @@ async def _hint(request: Request, store: GameStore) -> Any:
     state = game.state
     game.hinting = True  # one hint search per game at a time: the searches stay bounded
     try:
-        action, _ = await store.decide(game, game.hint, store.move_time)
+        action = await store.decide_hint(game)
     except (DecisionTimeoutError, AgentFailedError) as error:
         raise ConflictError(f"no hint: {error}") from None
     finally:
@@ -449,11 +454,11 @@ async def _hint(request: Request, store: GameStore) -> Any:
 async def _watch(request: Request, store: GameStore) -> Any:
     game = store.get(request.path_params["gid"])
     data = await _json_body(request)
-    delay = _field(data, "delay", float, game.delay)
+    delay = field(data, "delay", float, game.delay)
     if not 0 <= delay <= 60:
         raise BadRequestError(f"delay must be 0..60 seconds, not {delay}")
     game.delay = delay
-    game.paused = _field(data, "paused", bool, game.paused)
+    game.paused = field(data, "paused", bool, game.paused)
     game.turn_started = time.monotonic()
     game.changed()
     store.notify(game)
@@ -515,18 +520,28 @@ def make_app(
     idle_s: float = 3600.0,
     workers: int = 2,
     move_time: float = 10.0,
+    hint: str = DEFAULT_HINT,
+    hint_time: float = 5.0,
     plugins: Sequence[str] = (),
 ) -> _SecurityHeaders:
     """The ASGI app: the page, its static files and the JSON API (module docstring).
 
     ``workers`` bounds the agent searches running at once, ``max_games`` the games kept,
-    ``move_time`` each agent decision (seconds).
+    ``move_time`` each agent decision (seconds); ``hint`` is the hint agent of games that
+    name none and ``hint_time`` the seconds a hint may take. The ``plugins`` modules are
+    imported here (their agents play in games and hints) and in every decision worker. A
+    bad ``hint`` spec raises :class:`jungle_agents.AgentSpecError`, a bad time ``ValueError``.
 
     >>> from starlette.testclient import TestClient
     >>> with TestClient(make_app(workers=1)) as client:
     ...     client.post("/api/games", json={"agent": "minmax"}).json()["error"][:22]
     "unknown agent 'minmax'"
     """
+    for name, seconds in (("move_time", move_time), ("hint_time", hint_time)):
+        if not 0 < seconds < float("inf"):
+            raise ValueError(f"{name} must be a number of seconds > 0, not {seconds}")
+    import_plugins(plugins)
+    check_spec(hint)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -535,6 +550,8 @@ def make_app(
             idle_s=idle_s,
             workers=workers,
             move_time=move_time,
+            hint=hint,
+            hint_time=hint_time,
             plugins=plugins,
         )
         app.state.store = store

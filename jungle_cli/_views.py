@@ -25,6 +25,7 @@ __all__ = [
     "ServeError",
     "agents_view",
     "board_view",
+    "field",
     "json_loads",
     "move_target",
     "parse_record_text",
@@ -207,6 +208,27 @@ def parse_record_text(text: str, index: int = 0) -> tuple[GameRecord, int]:
     except (ValueError, TypeError, IndexError) as error:
         raise BadRequestError(f"bad game record: {error}") from None
     return record, len(entries)
+
+
+def field(data: dict[str, Any], name: str, kind: type, default: Any) -> Any:
+    """The request field ``name`` of type ``kind`` (an int counts as a float, a bool as no
+    int), ``default`` when absent; anything else raises :class:`BadRequestError`.
+
+    >>> field({"side": 1}, "side", int, 0), field({}, "delay", float, 0.5)
+    (1, 0.5)
+    >>> field({"side": True}, "side", int, 0)
+    Traceback (most recent call last):
+    ...
+    jungle_cli._views.BadRequestError: side must be a int, not True
+    """
+    value = data.get(name, default)
+    if value is None and default is None:
+        return None
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise BadRequestError(f"{name} must be a {kind.__name__}, not {value!r}")
+    return value
 
 
 def json_loads(text: str) -> Any:

@@ -18,8 +18,8 @@ from starlette.testclient import TestClient
 
 import jungle_core as jc
 from jungle_agents.arena import GameRecord, play_match, replay
-from jungle_cli import build_parser
-from jungle_cli._games import ServedGame
+from jungle_cli import build_parser, main
+from jungle_cli._games import DEFAULT_HINT, ServedGame
 from jungle_cli._serve import make_app
 from jungle_cli._views import parse_record_text
 
@@ -28,7 +28,7 @@ STATIC = Path(__file__).resolve().parent.parent / "jungle_cli" / "static"
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(make_app(workers=1, max_games=20, move_time=5.0)) as c:
+    with TestClient(make_app(workers=1, max_games=50, move_time=5.0)) as c:
         yield c
 
 
@@ -143,7 +143,8 @@ def test_undo_resign_and_hint(client: TestClient) -> None:
     view = client.post(f"/api/games/{gid}/move", json={"move": "a3-a4"}).json()
     view = settle(client, view, 2)
     hint = client.post(f"/api/games/{gid}/hint").json()
-    assert hint["agent"] == "greedy" and hint["action"] in [m["action"] for m in view["legal"]]
+    assert hint["agent"] == DEFAULT_HINT
+    assert hint["action"] in [m["action"] for m in view["legal"]]
     view = client.post(f"/api/games/{gid}/undo").json()
     assert view["moves"] == [] and view["position"]["fen"] == jc.to_fen(jc.new_game(jc.CLASSIC))
     again = client.post(f"/api/games/{gid}/undo")
@@ -186,7 +187,9 @@ def test_records_save_and_load_back(client: TestClient, tmp_path: Path) -> None:
     play_match(jc.DARK, "random", "greedy", 2, workers=1, out=str(out), max_plies=30)
     text = out.read_text()
     second = client.post("/api/games/load", json={"text": text, "index": 1}).json()
-    assert second["games_in_file"] == 2 and second["names"] == ["human", "random"]
+    # the game's players are the record's; the seats that would play on are the form's
+    assert second["games_in_file"] == 2 and second["names"] == ["greedy", "random"]
+    assert second["seat_names"] == ["human", "random"]
     assert "greedy vs random" in second["title"]
     entry = text.splitlines()[1]
     assert client.post("/api/games/load", json={"text": entry}).status_code == 200
@@ -282,3 +285,84 @@ def test_watching_at_a_chosen_speed_and_pausing(client: TestClient) -> None:
     assert len(settle(client, view, len(after["moves"]) + 2)["moves"]) > len(after["moves"])
     bad = client.post(f"/api/games/{view['id']}/watch", json={"delay": -1})
     assert bad.status_code == 400
+
+
+def test_a_loaded_game_keeps_its_players_names() -> None:
+    game = ServedGame.create(jc.DARK, ("human", "human"))
+    for move in ("?d1", "?e7"):
+        game.play_text(move)
+    game.resign()  # the saved record stays unfinished (player 0 to move): play can go on
+    record = GameRecord.of_play(
+        game.state, ("random", "greedy"), game.seed, game.actions, game.outcomes, game.times
+    )
+    with TestClient(make_app(workers=1)) as client:
+        view = client.post(
+            "/api/games/load",
+            json={"text": json.dumps(record.to_json()), "mode": "human-human"},
+        ).json()
+        assert view["names"] == ["random", "greedy"] and view["seat_names"] == ["human", "human"]
+        view = client.post(f"/api/games/{view['id']}/resign").json()
+        assert view["result"]["text"] == "player 1 (greedy) wins: player 0 resigned"
+        saved = GameRecord.from_json(client.get(f"/api/games/{view['id']}/record").json())
+        assert saved.players == ("random", "greedy")
+        # a seat taken over and played from is named for both who played it
+        view = client.post(
+            "/api/games/load",
+            json={"text": json.dumps(record.to_json()), "mode": "human-human"},
+        ).json()
+        view = client.post(f"/api/games/{view['id']}/move", json={"move": "?a1"}).json()
+        assert view["names"] == ["random, then human", "greedy"]
+
+
+def test_the_hint_agent_is_apart_from_the_opponent(client: TestClient) -> None:
+    assert client.get("/api/agents").json()["hint"] == DEFAULT_HINT
+    view = new_game(client, mode="human-agent", agent="random")
+    assert view["hint_agent"] == DEFAULT_HINT
+    hint = client.post(f"/api/games/{view['id']}/hint")
+    assert hint.status_code == 200 and hint.json()["agent"] == DEFAULT_HINT
+    view = new_game(client, mode="human-agent", agent="random", hint="greedy")
+    assert client.post(f"/api/games/{view['id']}/hint").json()["agent"] == "greedy"
+    view = new_game(client, mode="human-human")
+    assert view["hint_agent"] == DEFAULT_HINT
+    bad = client.post("/api/games", json={"hint": "minimax:dept=2"})
+    assert bad.status_code == 400 and "dept" in bad.json()["error"]
+    with TestClient(make_app(workers=1, hint="greedy")) as other:
+        assert other.get("/api/agents").json()["hint"] == "greedy"
+        view = new_game(other, mode="human-agent", agent="random")
+        assert other.post(f"/api/games/{view['id']}/hint").json()["agent"] == "greedy"
+
+
+def test_hints_are_bounded_in_time() -> None:
+    with TestClient(make_app(workers=1, move_time=5.0, hint_time=0.5)) as client:
+        # a search far longer than the hint time: refused after it, the worker replaced
+        view = new_game(client, mode="human-human", hint="minimax:depth=12")
+        client.post(f"/api/games/{view['id']}/hint", json={})  # starts the worker
+        start = time.monotonic()
+        slow = client.post(f"/api/games/{view['id']}/hint")
+        assert slow.status_code == 409 and "no hint" in slow.json()["error"]
+        assert time.monotonic() - start < 3.0
+        # the only worker busy with an agent's long search: a hint does not wait for it
+        busy = new_game(client, rules="classic", mode="agent-agent", agent="minimax:depth=12")
+        settle_thinking = client.get(f"/api/games/{busy['id']}?after={busy['version']}")
+        assert settle_thinking.json()["thinking"]
+        other = new_game(client, mode="human-human", hint="greedy")
+        start = time.monotonic()
+        waited = client.post(f"/api/games/{other['id']}/hint")
+        assert waited.status_code == 409 and "came free" in waited.json()["error"]
+        assert time.monotonic() - start < 3.0
+        client.delete(f"/api/games/{busy['id']}")
+
+
+def test_serve_help_shows_defaults_and_an_example(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--help"])
+    text = capsys.readouterr().out
+    assert "browser" in text and "(default: 8000)" in text
+    assert f"(default: {DEFAULT_HINT})" in text and "(default: 5.0)" in text
+    assert "example:" in text and "jungle serve --port" in text
+    args = build_parser().parse_args(["serve", "--hint", "greedy", "--hint-time", "2"])
+    assert (args.hint, args.hint_time) == ("greedy", 2.0)
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve", "--hint-time", "0"])
+    assert main(["serve", "--hint", "minmax"]) == 2  # refused before any server starts
+    assert "unknown agent 'minmax'" in capsys.readouterr().err

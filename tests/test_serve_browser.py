@@ -23,6 +23,7 @@ from playwright.sync_api import Page, expect
 
 import jungle_core as jc
 from jungle_agents.arena import GameRecord, play_match, replay
+from jungle_cli._games import DEFAULT_HINT
 from tests._live import live_server
 
 CHROMIUM = os.environ.get("JUNGLE_CHROMIUM") or shutil.which("chromium")
@@ -49,8 +50,23 @@ def base_url() -> str | None:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    with live_server(workers=2, max_games=50) as base:
+    with live_server(workers=2, max_games=50, hint_time=3.0) as base:
         yield base
+
+
+@pytest.fixture(scope="module")
+def long_game(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, GameRecord]:
+    """A games file of one long DARK game between two agents that one of them won (random
+    against greedy: over a hundred plies), and its record."""
+    folder = tmp_path_factory.mktemp("long")
+    for seed in range(1, 20):  # bounded: nearly every seed gives such a game
+        out = folder / f"games-{seed}.jsonl"
+        play_match(jc.DARK, "random", "greedy", 1, seed=seed, workers=1, out=str(out))
+        line = next(x for x in out.read_text().splitlines() if '"record"' in x)
+        record = GameRecord.from_json(json.loads(line)["record"])
+        if record.winner is not None and record.plies >= 100:
+            return out, record
+    raise AssertionError("no decisive long game in 19 seeds")
 
 
 @pytest.fixture
@@ -201,7 +217,7 @@ def test_undo_goes_back_before_the_humans_move(app: Page) -> None:
     expect(app.locator("#board .piece.down")).to_have_count(16)
     expect(app.locator("#undo")).to_be_disabled()
     app.click("#hint")
-    expect(app.locator("#hint-text")).to_contain_text("hint (random): ?")
+    expect(app.locator("#hint-text")).to_contain_text(f"hint ({DEFAULT_HINT}): ?")
     expect(app.locator("#board rect.hinted")).to_have_count(1)  # a reveal: one square
     app.click("#resign")
     expect(app.locator("#banner")).to_have_text("player 1 (random) wins: player 0 resigned")
@@ -299,3 +315,110 @@ def test_clocks_count_down_for_the_player_to_move(app: Page) -> None:
     click_square(app, "a1")
     app.wait_for_function("() => S.game.moves.length >= 2")
     expect(app.locator("#clock-top")).to_contain_text("player 1  1:0")  # + 2 s increment
+
+
+def test_a_loaded_games_banner_names_its_own_agents(
+    app: Page, long_game: tuple[Path, GameRecord]
+) -> None:
+    path, record = long_game
+    assert record.winner is not None
+    start(app, "dark", agent="random")  # the form's seats (human, random) are not the game's
+    app.set_input_files("#load", str(path))
+    app.wait_for_function("() => S.game.title.includes('loaded')")
+    app.keyboard.press("End")
+    winner = record.players[record.winner]
+    expect(app.locator("#banner")).to_be_visible()
+    expect(app.locator("#banner")).to_contain_text(f"player {record.winner} ({winner}) wins")
+    expect(app.locator("#banner")).not_to_contain_text("human")
+    assert game(app)["names"] == list(record.players)
+
+
+def test_the_move_list_is_rows_of_move_pairs_scrolling_in_its_box(
+    app: Page, long_game: tuple[Path, GameRecord]
+) -> None:
+    path, record = long_game
+    app.set_input_files("#load", str(path))
+    app.wait_for_function("() => S.game.title.includes('loaded')")
+    texts = [m["text"] for m in game(app)["moves"]]
+    rows = app.locator("#moves tbody tr")
+    expect(rows).to_have_count((record.plies + 1) // 2)
+    for index in (0, 1, (record.plies - 1) // 2):  # a number, then each player's move
+        pair = texts[2 * index : 2 * index + 2]
+        expected = [f"{index + 1}.", *pair, *[""] * (2 - len(pair))]
+        assert rows.nth(index).locator("td").all_inner_texts() == expected
+    expect(app.locator("#moves thead th")).to_have_text(["#", *record.players])
+    app.keyboard.press("End")
+    expect(app.locator("#moves button.current")).to_have_text(texts[-1])
+    box = app.evaluate(
+        """() => {
+        const box = document.getElementById("moves"), outer = box.getBoundingClientRect();
+        const cut = [...box.querySelectorAll("td, th")].filter((c) => {
+            const r = c.getBoundingClientRect();
+            return c.scrollWidth > c.clientWidth || r.left < outer.left - 0.5
+                || r.right > outer.right + 0.5;
+        }).map((c) => c.textContent);
+        const current = box.querySelector(".current").getBoundingClientRect();
+        return {cut, sideways: box.scrollWidth > box.clientWidth,
+                scrolls: box.scrollHeight > box.clientHeight,
+                height: outer.height, currentInside:
+                current.top >= outer.top && current.bottom <= outer.bottom + 0.5};
+        }"""
+    )
+    assert box["cut"] == [] and not box["sideways"], box  # no column cut, nothing sideways
+    assert box["scrolls"] and box["height"] <= 330, box  # it scrolls within its own box
+    assert box["currentInside"], box  # the last move was scrolled into view in the box
+    app.keyboard.press("Home")  # back to the start: the list scrolls back to its top
+    app.wait_for_function("() => document.getElementById('moves').scrollTop === 0")
+
+
+def test_a_new_game_clears_the_hover_hint_and_error_text(app: Page) -> None:
+    start(app, "dark")
+    app.locator('#board .piece.down[data-square="d1"]').hover()
+    expect(app.locator("#probe")).to_contain_text("d1: face down")
+    app.locator("#hint").focus()
+    app.keyboard.press("Enter")  # keys, not the mouse: the pointer stays on d1
+    expect(app.locator("#hint-text")).to_contain_text("hint (")
+    expect(app.locator("#board rect.hinted")).not_to_have_count(0)
+    app.locator("#move-text").fill("a1-a7")
+    app.locator("#move-text").press("Enter")
+    expect(app.locator("#error")).to_be_visible()
+    app.select_option("#rules", "classic")  # no face-down piece will be under the pointer
+    old = game(app)["id"]
+    app.locator("#start").focus()
+    app.keyboard.press("Enter")
+    app.wait_for_function("old => S.game && S.game.id !== old", arg=old)
+    wait_human(app)
+    expect(app.locator("#probe")).to_have_text("")
+    expect(app.locator("#hint-text")).to_have_text("")
+    expect(app.locator("#error")).to_be_hidden()
+    expect(app.locator("#board rect.hinted")).to_have_count(0)
+    # a hint still being searched when a new game starts says nothing in the new game
+    app.select_option("#rules", "dark")
+    app.select_option("#hint-kind", "minimax")
+    app.fill("#hint-params", "depth=12")  # a search far longer than the hint time
+    start(app, "dark")
+    with app.expect_response(lambda r: r.url.endswith("/hint")) as answer:
+        app.click("#hint")
+        expect(app.locator("#hint-text")).to_have_text("thinking…")
+        start(app, "dark")
+    assert answer.value.status == 409  # the search ran out of its hint time
+    app.wait_for_timeout(200)
+    expect(app.locator("#hint-text")).to_have_text("")
+    expect(app.locator("#error")).to_be_hidden()
+
+
+def test_the_hint_comes_from_the_hint_agent_not_the_opponent(app: Page) -> None:
+    start(app, "dark", agent="random")
+    expect(app.locator("#hint-kind")).to_have_value(DEFAULT_HINT.split(":")[0])
+    assert game(app)["hint_agent"] == DEFAULT_HINT
+    app.click("#hint")
+    expect(app.locator("#hint-text")).to_contain_text(f"hint ({DEFAULT_HINT}): ")
+    app.select_option("#hint-kind", "greedy")
+    expect(app.locator("#hint-params")).to_have_value("")
+    start(app, "dark", agent="random")
+    app.click("#hint")
+    expect(app.locator("#hint-text")).to_contain_text("hint (greedy): ")
+    # between two humans the hint box is the only agent choice shown
+    app.select_option("#mode", "human-human")
+    expect(app.locator("#agent-box")).to_be_hidden()
+    expect(app.locator("#hint-box")).to_be_visible()

@@ -16,9 +16,12 @@ const S = {
   flipped: false,
   selected: null,    // square of the selected piece
   hint: null,        // {from, to} of the last hint
+  hinting: null,     // positionKey of the position a hint is being asked for
+  probeSq: null,     // the face-down square under the pointer, described in #probe
   poll: null,        // AbortController of the long poll
   cache: new Map(),  // "version:ply" -> position
   agents: [],
+  hintDefault: "",   // the server's hint agent spec
   loadText: null,    // last uploaded file, to pick another game of it
   clockAt: 0,
 };
@@ -47,15 +50,41 @@ function showError(message) {
 
 function clearError() { $("error").hidden = true; $("error-text").textContent = ""; }
 
+// Run a request; its error is shown unless another game has come since it began (an
+// answer about the old game means nothing in the new one).
 async function act(fn) {
-  try { await fn(); } catch (e) { showError(e.message); }
+  const id = S.game && S.game.id;
+  try { await fn(); } catch (e) {
+    if ((S.game && S.game.id) === id) showError(e.message);
+  }
+}
+
+function positionKey(view) { return `${view.id}:${view.moves.length}:${view.position.fen}`; }
+
+// What belongs to the game on screen and no other: the hover text, the hint, the error.
+function clearGameText() {
+  S.hint = null;
+  S.hinting = null;
+  S.probeSq = null;
+  $("probe").textContent = "";
+  $("hint-text").textContent = "";
+  clearError();
 }
 
 function setGame(view) {
   const newId = !S.game || S.game.id !== view.id;
   if (!newId && view.version < S.game.version) return;
-  if (newId) { S.viewPly = null; S.pending = null; S.selected = null; S.cache.clear(); }
-  if (!newId && view.version !== S.game.version) { S.cache.clear(); S.hint = null; }
+  if (newId) {
+    S.viewPly = null; S.pending = null; S.selected = null; S.cache.clear();
+    clearGameText();
+  }
+  if (!newId && view.version !== S.game.version) {
+    S.cache.clear();
+    if (positionKey(view) !== positionKey(S.game)) {  // a hint is about one position
+      S.hint = null;
+      if (S.hinting === null) $("hint-text").textContent = "";
+    }
+  }
   S.game = view;
   S.clockAt = performance.now();
   if (S.viewPly !== null && S.viewPly >= view.moves.length) S.viewPly = null;
@@ -73,6 +102,7 @@ function startPoll(id) {
         const r = await fetch(`/api/games/${id}?after=${S.game.version}`,
                               { signal: controller.signal });
         const data = await r.json();
+        if (controller.signal.aborted) return;  // another game came meanwhile
         if (!r.ok) { showError(data.error || "the game is gone"); return; }
         setGame(data);
       } catch (e) {
@@ -181,8 +211,11 @@ function drawBoard() {
       text(g, 0, 8, "?", "letter");
       const title = el("title", {}, g);
       title.textContent = probText(sq, piece);
-      g.addEventListener("mouseenter", () => { $("probe").textContent = probText(sq, piece); });
-      g.addEventListener("mouseleave", () => { $("probe").textContent = ""; });
+      g.addEventListener("mouseenter", () => {
+        S.probeSq = sq;
+        $("probe").textContent = probText(sq, piece);
+      });
+      g.addEventListener("mouseleave", () => { S.probeSq = null; $("probe").textContent = ""; });
     } else {
       g.classList.add(`p${piece.owner}`);
       el("circle", { r: Q * 0.4 }, g);
@@ -192,6 +225,10 @@ function drawBoard() {
       title.textContent = `${squareName(sq)}: player ${piece.owner}'s ${piece.name} (rank ${piece.rank})`;
     }
   });
+  // the square under the pointer may have changed under it (a reveal, a move, a replay)
+  const probed = S.probeSq === null ? null : pos.squares[S.probeSq];
+  if (probed && probed.down) $("probe").textContent = probText(S.probeSq, probed);
+  else { S.probeSq = null; $("probe").textContent = ""; }
   if (S.selected !== null && live) {
     for (const m of legal) {
       if (m.from !== S.selected || m.action < n) continue;
@@ -333,6 +370,47 @@ function drawClocks() {
   show(top, S.flipped ? 0 : 1);
 }
 
+// The move list: one row per move pair (its number, the first player's move, the
+// second's), the current move kept in view by scrolling the list's own box only.
+function drawMoves(ply) {
+  const g = S.game;
+  const body = $("moves-body");
+  body.replaceChildren();
+  for (const p of [0, 1]) {
+    $(`moves-p${p}`).textContent = g.names[p];
+    $(`moves-p${p}`).title = `player ${p}: ${g.names[p]}`;
+  }
+  let row = null;
+  for (const m of g.moves) {
+    const column = (m.ply - 1) % 2;
+    if (column === 0 || row === null) {
+      row = document.createElement("tr");
+      const number = document.createElement("td");
+      number.className = "n";
+      number.textContent = `${Math.floor((m.ply - 1) / 2) + 1}.`;
+      row.append(number, document.createElement("td"), document.createElement("td"));
+      body.appendChild(row);
+    }
+    const b = document.createElement("button");
+    b.textContent = m.text;
+    b.title = `ply ${m.ply}: ${m.text}`;
+    b.className = `move p${m.player}` + (m.ply === ply ? " current" : "");
+    b.dataset.ply = m.ply;
+    b.addEventListener("click", () => setViewPly(m.ply));
+    row.children[1 + column].appendChild(b);
+  }
+  const box = $("moves");
+  const current = body.querySelector(".current");
+  if (!current) { if (ply === 0) box.scrollTop = 0; return; }
+  const head = box.querySelector("thead").getBoundingClientRect().height;
+  const top = box.getBoundingClientRect().top + box.clientTop;  // inside the border
+  const inner = current.closest("tr").getBoundingClientRect();
+  if (inner.top < top + head) box.scrollTop -= top + head - inner.top;
+  else if (inner.bottom > top + box.clientHeight) {
+    box.scrollTop += inner.bottom - (top + box.clientHeight);
+  }
+}
+
 function render() {
   const g = S.game;
   if (!g) return;
@@ -341,31 +419,19 @@ function render() {
   if (!S.shown) { S.viewPly = null; S.shown = g.position; }
   $("title").textContent = g.title || `${g.names[0]} vs ${g.names[1]} · ${g.board.name}`;
   const mover = g.position.to_move;
+  const seat = g.seat_names[mover];
   let status;
   if (g.result) status = "game over";
-  else if (g.thinking) status = `${g.names[mover]} (player ${mover}) is thinking…`;
+  else if (g.thinking) status = `${seat} (player ${mover}) is thinking…`;
   else if (g.paused) status = "paused";
-  else status = `player ${mover} (${g.names[mover]}) to move`;
+  else status = `player ${mover} (${seat}) to move`;
   if (!live) status += ` · viewing ply ${S.viewPly} of ${g.moves.length}`;
   $("status").textContent = status;
   $("banner").hidden = !g.result;
   $("banner").textContent = g.result ? g.result.text : "";
   if (g.message && !g.result) showError(g.message);
-  const list = $("moves");
-  list.replaceChildren();
   const ply = currentPly();
-  g.moves.forEach((m) => {
-    const li = document.createElement("li");
-    const b = document.createElement("button");
-    b.textContent = m.text;
-    b.className = `move p${m.player}` + (m.ply === ply ? " current" : "");
-    b.dataset.ply = m.ply;
-    b.addEventListener("click", () => setViewPly(m.ply));
-    li.appendChild(b);
-    list.appendChild(li);
-  });
-  const current = list.querySelector(".current");
-  if (current && live) current.scrollIntoView({ block: "nearest" });
+  drawMoves(ply);
   const slider = $("slider");
   slider.max = g.moves.length;
   slider.value = ply;
@@ -373,7 +439,7 @@ function render() {
   const humans = g.seats.filter((s) => s === "human").length;
   $("undo").disabled = !humans || g.moves.length === 0;
   $("resign").disabled = !humans || !!g.result;
-  $("hint").disabled = !humanToMove();
+  $("hint").disabled = !humanToMove() || S.hinting !== null;
   $("watch").hidden = !(humans === 0 || g.paused);
   $("pause").textContent = g.paused ? "Go on" : "Pause";
   drawBoard();
@@ -394,6 +460,7 @@ function gameOptions() {
     side: Number($("side-select").value),
     agent: spec("agent-kind", "agent-params"),
     agent1: spec("agent1-kind", "agent1-params"),
+    hint: spec("hint-kind", "hint-params"),
     clock: $("clock").value.trim() || null,
     delay: Number($("delay").value),
   };
@@ -402,10 +469,12 @@ function gameOptions() {
 function updateForm() {
   const mode = $("mode").value;
   $("side-label").hidden = mode !== "human-agent";
+  $("agent-box").hidden = mode === "human-human";
   $("agent1-box").hidden = mode !== "agent-agent";
-  $("agent-legend").textContent =
-    mode === "agent-agent" ? "Agent (player 0)" : mode === "human-human" ? "Hint agent" : "Agent";
-  for (const [kindId, helpId] of [["agent-kind", "agent-help"], ["agent1-kind", "agent1-help"]]) {
+  $("hint-box").hidden = mode === "agent-agent";  // hints are for a human to move
+  $("agent-legend").textContent = mode === "agent-agent" ? "Agent (player 0)" : "Agent";
+  for (const [kindId, helpId] of [["agent-kind", "agent-help"], ["agent1-kind", "agent1-help"],
+                                  ["hint-kind", "hint-help"]]) {
     const kind = S.agents.find((k) => k.name === $(kindId).value);
     $(helpId).textContent = kind ? [kind.help, ...kind.params].join("\n") : "";
   }
@@ -414,11 +483,44 @@ function updateForm() {
 async function startGame() {
   await act(async () => {
     clearError();
-    S.hint = null;
-    const options = gameOptions();
-    if (options.mode === "human-human") options.hint = options.agent;
-    setGame(await api("POST", "/api/games", options));
+    setGame(await api("POST", "/api/games", gameOptions()));
   });
+}
+
+function splitSpec(text) {
+  const at = text.indexOf(":");
+  return at < 0 ? [text, ""] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+// A new kind starts with no parameters (another kind's would be refused), but the hint's
+// default kind with the server's default parameters.
+function kindChanged(kindId, paramsId) {
+  const [kind, params] = splitSpec(S.hintDefault);
+  $(paramsId).value = kindId === "hint-kind" && $(kindId).value === kind ? params : "";
+  updateForm();
+}
+
+async function askHint() {
+  const g = S.game;
+  const asked = positionKey(g);
+  S.hinting = asked;
+  $("hint").disabled = true;
+  $("hint-text").textContent = "thinking…";
+  try {
+    const h = await api("POST", `/api/games/${g.id}/hint`);
+    if (S.hinting !== asked) return;  // a new game came meanwhile and cleared the hint
+    if (positionKey(S.game) !== asked) { $("hint-text").textContent = ""; return; }  // stale
+    const m = S.game.legal.find((x) => x.action === h.action);
+    S.hint = m ? { from: m.from, to: m.to } : null;
+    $("hint-text").textContent = `hint (${h.agent}): ${h.text}`;
+  } catch (e) {
+    if (S.hinting !== asked || S.game.id !== g.id) return;  // about a game no longer shown
+    $("hint-text").textContent = "";
+    showError(e.message);
+  } finally {
+    if (S.hinting === asked) S.hinting = null;
+    render();
+  }
 }
 
 async function loadGame() {
@@ -451,15 +553,22 @@ function save() {
 async function init() {
   const info = await api("GET", "/api/agents");
   S.agents = info.agents;
+  S.hintDefault = info.hint;
   for (const name of info.rules) $("rules").add(new Option(name.toUpperCase(), name));
-  for (const id of ["agent-kind", "agent1-kind"]) {
+  for (const id of ["agent-kind", "agent1-kind", "hint-kind"]) {
     for (const k of info.agents) $(id).add(new Option(k.name, k.name));
     $(id).value = info.agents.some((k) => k.name === "random") ? "random" : info.agents[0].name;
   }
+  const [hintKind, hintParams] = splitSpec(info.hint);
+  $("hint-kind").value = hintKind;
+  $("hint-params").value = hintParams;
   updateForm();
   $("mode").addEventListener("change", updateForm);
-  $("agent-kind").addEventListener("change", updateForm);
-  $("agent1-kind").addEventListener("change", updateForm);
+  for (const [kindId, paramsId] of [["agent-kind", "agent-params"],
+                                    ["agent1-kind", "agent1-params"],
+                                    ["hint-kind", "hint-params"]]) {
+    $(kindId).addEventListener("change", () => kindChanged(kindId, paramsId));
+  }
   $("start").addEventListener("click", startGame);
   $("flip").addEventListener("click", () => { S.flipped = !S.flipped; render(); });
   $("undo").addEventListener("click", () => act(async () => {
@@ -469,16 +578,7 @@ async function init() {
   $("resign").addEventListener("click", () => act(async () => {
     setGame(await api("POST", `/api/games/${S.game.id}/resign`));
   }));
-  $("hint").addEventListener("click", () => act(async () => {
-    $("hint-text").textContent = "thinking…";
-    const h = await api("POST", `/api/games/${S.game.id}/hint`);
-    const m = S.game.legal.find((x) => x.action === h.action);
-    S.hint = m ? { from: m.from, to: m.to } : null;
-    $("hint-text").textContent = `hint (${h.agent}): ${h.text}`;
-    render();
-  }).finally(() => {
-    if ($("hint-text").textContent === "thinking…") $("hint-text").textContent = "";
-  }));
+  $("hint").addEventListener("click", askHint);
   $("save").addEventListener("click", save);
   $("load").addEventListener("change", async (evt) => {
     const file = evt.target.files[0];
