@@ -3,7 +3,7 @@ that the machine's load does not move.
 
 ``core_speed.py`` times random play; on this project's 2-core machine its figures drift
 by up to 1.7x within a day, so a change worth a few per cent cannot be told from noise
-in one run (docs/core-speed-log.md dropped several changes for that reason). This script
+in one run (experiments/core-speed-log.md dropped several changes for that reason). This script
 counts instead. Each engine plays the same random games as ``core_speed.py`` (its
 ``jungle_game`` / ``banqi_game``, the same seeds) in a child Python under valgrind's
 callgrind, once with few games and once with more; the difference of the two

@@ -2,7 +2,8 @@
 # The `teacher-gpu` AlphaZero run (jungle_train.azero.TEACHER_GPU_CONFIG) on a lent GPU
 # machine, for a fixed wall-clock budget: the student's playing checkpoint and metrics
 # land in $OUT. Run from the repository root, with the wheels the GPU image lacks in
-# .whl/ (mctx, rlax, distrax, flashbax and their needs; see README "AlphaZero"):
+# .whl/ (the `train` extra's packages, mctx and flashbax among them, and their needs;
+# docs/getting-started.md lists the extras):
 #
 #   OUT=/tmp/out BUDGET=560 bash benchmarks/device_teacher.sh
 #
@@ -24,7 +25,7 @@
 # (and profiles both: the device operations that take the time), then 4,096 games with the
 # agent's evaluation and with none, before training. On one H200 (2026-11-27, BUDGET=555):
 # 4.397 s against 0.092 s (x47.7) at 1,024 games, 0.156 s at 4,096 (0.035 s with no
-# evaluation); then 22 rounds, 5.77 million decisions in 264 s of training (README). A second
+# evaluation); then 22 rounds, 5.77 million decisions in 264 s of training (docs/results.md). A second
 # run (H200, 2026-11-27, BUDGET=545, no BENCH): 38 rounds, 9.96 million decisions in 458 s.
 set -u
 t0=$(date +%s)

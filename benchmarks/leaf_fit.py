@@ -45,7 +45,8 @@ alone Lion 148 and Elephant 279 (+0.351 against +0.330), with every piece face u
 131 and Elephant 86 (+0.504 against +0.479). The rounded ``fitted`` set correlates
 +0.353 with the results in the chance phase against the Greedy values' +0.330, +0.469 against
 +0.474 with every piece face up. Played by the ``azero`` search it scored worse than
-the Greedy values (docs/results.md).
+the Greedy values (``values=fitted`` in the screens' table of
+experiments/readme-azero.md).
 
 Positions of one game are correlated, which is why the folds split by game.
 

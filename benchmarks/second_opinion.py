@@ -23,9 +23,10 @@ agreed ones: while a piece is face down, a piece or more lost within three plies
 5.5 % of the agreed decisions and after 5.9 %, 3.1 % and 2.1 % of those 15 to 30, 30 to
 60 and 60 or more points below minimax's best (most of those a quiet move where minimax
 would reveal). A veto by minimax depth 3 would not have saved the points lost there
-(docs/azero-dark-log.md, section 6, "A second opinion").
+(experiments/azero-dark-log.md, section 6, "A second opinion by minimax depth 3").
 
-    .venv/bin/python benchmarks/second_opinion.py docs/games/FILE.jsonl --workers 2
+    .venv/bin/python benchmarks/second_opinion.py --workers 2 \
+        docs/games/azero-2048-vs-minimax3.jsonl
 
 ``--agent`` defaults to the first player of the file's first pair; ``--first N`` reads
 the first N games only.

@@ -10,8 +10,8 @@
 
 Every bad input is a :class:`RecordError`. The arena's files are read back by ``jungle
 replay``, ``jungle play``'s ``load`` and a resumed tournament, and they may have been
-edited, truncated or replaced by something else. What is accepted, exactly (the README
-repeats it):
+edited, truncated or replaced by something else. What is accepted, exactly (docs/arena.md
+gives the same formats for users):
 
 - JSON text in UTF-8 without ``NaN`` / ``Infinity`` (nesting too deep for Python's JSON
   decoder is refused as well);

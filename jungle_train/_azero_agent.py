@@ -11,8 +11,8 @@ What guides the search (``prior``):
 - ``"azero"``: an AlphaZero checkpoint of :mod:`jungle_train.azero` (policy, value and
   afterstate heads), its values mixed with the hand-made value by ``heuristic``.
   ``path`` names it; without one the shipped ``jungle_train/checkpoints/azero.npz``
-  (``azero_classic.npz`` for CLASSIC) is used, and none ships yet: the measured CPU
-  run's network did not beat random (README).
+  (``azero_classic.npz`` for CLASSIC) is used, and none ships yet: the network trained
+  from its own search did not beat random (docs/training.md).
 - ``"dqn"`` (DARK): a DQN checkpoint of :mod:`jungle_train.dqn` (the shipped
   ``dqn.npz`` without ``path``): its action values are the prior, ``softmax(Q / tau)``,
   and the leaf values are the hand-made value (``heuristic`` -1 or 1; below 1 mixes in
@@ -30,7 +30,11 @@ What guides the search (``prior``):
   plays the DQN-guided search from the shipped files, ``make_agent("azero", CLASSIC)``
   the hand-guided one.
 
-Parameters: ``simulations`` per decision, or ``time``: seconds per decision, which
+Parameters (the knobs off by default were screened against minimax depth 3: the table
+of the screens, each with its score, is "Toward 0.90: what was screened" in
+experiments/readme-azero.md; the strongest setting they led to,
+``endgame=4,dead_draw=0.1,draw_bounds=1,face_down_simulations=4096``, is in
+docs/results.md): ``simulations`` per decision, or ``time``: seconds per decision, which
 sets the simulation count once, at construction, from a timed search of a fixed
 middlegame (rounded down to a power of two, at least 8), so the agent plays at about
 that speed on this machine;
@@ -39,44 +43,44 @@ checkpoint's, 1 for a DQN prior); ``tau``: the DQN prior's temperature; ``hunt``
 DQN prior, the weight of :func:`jungle_train._hand_value.hunt` in the hand-made value
 (0, off: measured, it did not score better); ``cover``: with a DQN prior, a side that
 cannot remove every enemy piece keeps only a tenth of a lead in the hand-made value
-(:func:`jungle_train._hand_value.winnable`; measured in the README); ``leaf_tables``: with
+(:func:`jungle_train._hand_value.winnable`; screened, no better); ``leaf_tables``: with
 a DQN prior on DARK, every leaf of the search with at most three pieces, all face up,
 takes its exact value from the endgame tables
 (:mod:`jungle_train._endgame_leaves`; about 90 s and 180 MB to build, once per process);
 ``greedy``: with a DQN prior on DARK, while some piece is face down, that weight (0..1)
 of the Greedy agent's heuristic (both sides' H, :meth:`jungle_train._jax_greedy.JaxGreedy.balance`,
-through ``tanh(· / 300)``) joins the hand-made value (measured in the README);
+through ``tanh(· / 300)``) joins the hand-made value (screened, no better);
 ``values``: with a DQN prior, the piece values of the hand-made value's material
 (``spec``, the Greedy agent's values, or ``fitted``, fitted to recorded games' results:
-:data:`jungle_train._hand_value.PIECE_VALUES`; measured in the README);
+:data:`jungle_train._hand_value.PIECE_VALUES`; ``fitted`` screened, no better);
 ``material``: with a DQN prior, the form of that material balance, ``ratio`` (the
 difference over the material in the game), ``difference`` (over the full set's, so
 that equal trades leave it unchanged) or ``scaled`` (``difference``, with the shaping
 potentials scaled by the share of the material still in play;
-:data:`jungle_train._hand_value.MATERIAL_FORMS`, measured in the README);
+:data:`jungle_train._hand_value.MATERIAL_FORMS`; the other two screened, no better);
 ``material_face_down`` (empty: ``material``): that form in the searches of the decisions
 taken while some piece is still face down;
 ``potential``: with a DQN prior, the weight of the difference of the two sides' shaping
 potentials in the hand-made value (:data:`jungle_train._hand_value.POTENTIAL_WEIGHT`, 0.01,
-by default; measured in the README); ``potential_face_down`` (-1: ``potential``): that
+by default; others screened, no better); ``potential_face_down`` (-1: ``potential``): that
 weight in the searches of the decisions taken while some piece is still face down
-(measured in the README);
+(screened, no better);
 ``capture``: with a DQN prior on DARK, that share (0..1) of the side to move's best
 immediate capture (:func:`jungle_train._hand_value.capture_gain`) joins the hand-made
 value, so a piece left hanging, or turned up beside a stronger enemy, reads as lost;
 ``qtransform`` (DARK): how PUCT scales a node's Q values, ``siblings`` (mctx's
-default) or ``minmax`` (over [-1, 1]; :attr:`SearchConfig.qtransform`, measured in the
-README); ``minimax_backup`` (DARK, in [0, 1]): the share of each Q value PUCT reads from
+default) or ``minmax`` (over [-1, 1]; :attr:`SearchConfig.qtransform`, screened, far
+weaker); ``minimax_backup`` (DARK, in [0, 1]): the share of each Q value PUCT reads from
 the tree's expectimax values instead of mctx's averages (implicit minimax backups;
 :attr:`SearchConfig.minimax_backup`; 0: off); ``pb_c`` (DARK): PUCT's exploration
-constant ``c1`` (mctx's 1.25; measured in the README); ``pb_c_face_down`` (DARK): the
+constant ``c1`` (mctx's 1.25; 0.6 and 2.5 screened, no better); ``pb_c_face_down`` (DARK): the
 ``c1`` of the decisions taken while some piece is still face down (the chance phase; 0:
 ``pb_c``), ``pb_c`` then serving the rest;
 ``face_down_simulations``: the simulations of the decisions taken while some piece is
-still face down (0: ``simulations``; twice as many measured no better, README);
+still face down (0: ``simulations``; twice as many is part of the strongest setting);
 ``face_down_minimax`` (DARK, seconds; 0: off): the decisions taken while some piece is
 still face down are the Minimax agent's (:mod:`jungle_agents`, its defaults, deepening
-for that long), the search's after (measured in the README);
+for that long), the search's after (screened, no better);
 ``contempt`` (DARK, in [0, 1)): a draw is worth ``-contempt`` to the agent inside its
 search, and each searched position loses that much in proportion to the no-removal
 clock (:attr:`SearchConfig.contempt`; the Minimax agent's ``contempt`` on the search's
@@ -85,14 +89,14 @@ value scale);
 to the agent inside its search, and so is every position in which neither side's
 material can still win (:func:`jungle_train._hand_value.winning_material`; a dead draw,
 such as one Elephant against one), with no cost on the clock
-(:attr:`SearchConfig.dead_draw`; measured in the README);
+(:attr:`SearchConfig.dead_draw`; 0.1 is part of the strongest setting);
 ``draw_bounds`` (DARK, a flag; not with ``contempt``): inside the search a side whose
 material can no longer win is valued at most a draw (``dead_draw``'s, 0 without it),
 and its opponent at least one (:attr:`SearchConfig.draw_bounds`);
 ``press`` (DARK, in [0, 1); not with ``contempt``): ``contempt``'s charge on the
 no-removal clock without its draw, made only in searched positions where the agent's
 material can still win, so that it combines with ``dead_draw`` and ``draw_bounds``
-(:attr:`SearchConfig.press`; measured in the README);
+(:attr:`SearchConfig.press`; screened, no better);
 ``press_face_down`` (DARK, in [0, 1), or -1: ``press``): that charge in the searches
 of the decisions taken while some piece is face down (0: none there, ``press`` only once
 every piece is face up);
@@ -105,18 +109,18 @@ only for a side down to one piece);
 ``risk`` (DARK, in [0, 1)): in the searches of the decisions taken while some piece is
 still face down, every leaf value that favours the agent keeps only ``1 - risk`` of
 itself (:attr:`SearchConfig.risk`: a concave utility, so the chance phase prefers a
-level position to an even gamble; measured in the README);
+level position to an even gamble; screened, no better);
 ``chance_order`` (DARK): ``shuffled`` searches each chance node's outcomes in
 a random order, ``stratified`` in a fixed spread of ranks alternating the sides, not in
 the order of the pieces' identities (:class:`SearchConfig`'s);
 ``prior_mix`` and ``afterstate`` (-1 / empty: the checkpoint config's, ``parent`` for a DQN prior;
 ``expected`` adds each action's expected change of material to the position's value,
-:func:`jungle_train._hand_value.expected_gain`; measured in the README)
+:func:`jungle_train._hand_value.expected_gain`; screened, no better)
 as in :class:`jungle_train._azero_search_config.SearchConfig`.
 ``endgame`` (DARK, default 3): once every piece is face up and at most that many are left,
 the exact endgame tables of :mod:`jungle_agents.endgame` pick among the actions (a
 fastest win outright; else the search chooses among those that keep the draw, or the
-slowest losses); 0 turns them off. Measured effect in the README.
+slowest losses); 0 turns them off; 4 is part of the strongest setting.
 The search plays the most visited action (DARK) or Gumbel MuZero's choice without
 noise (CLASSIC), with the root's randomness drawn from the game's generator.
 """

@@ -230,12 +230,12 @@ CPU_CONFIG = Config(
     heuristic_prior=(1.0, 0.5),
     material_value=1.0,
 )
-"""The config of the measured CPU run (README): 64 games, 24 simulations, 32 channels
-× 2 layers, the hand-made value mixed into the search from weight 1 down to 0.5, and
-material in the value targets; 253,952 decisions took 22.9 minutes on the shared 2-core
-CPU (~186 a second), searching the full action axis (before :attr:`Config.slots`, which
-about doubles the decisions a second of this config). Its agent did not beat random
-(2-37-1), so no checkpoint ships."""
+"""The config of the measured CPU run (experiments/readme-azero.md): 64 games, 24
+simulations, 32 channels × 2 layers, the hand-made value mixed into the search from
+weight 1 down to 0.5, and material in the value targets; 253,952 decisions took 22.9
+minutes on the shared 2-core CPU (~186 a second), searching the full action axis (before
+:attr:`Config.slots`, which about doubles the decisions a second of this config). Its
+agent did not beat random (2-37-1), so no checkpoint ships."""
 
 GPU_CONFIG = Config(
     total_steps=20_000_000,
@@ -297,8 +297,9 @@ Measured on one H200 (``benchmarks/device_teacher.sh``, 264 s): 22 rounds, 5.77 
 decisions, about 22,800 a second (self-play and updates) after the first round; the
 student's value predicted the results of the recorded games against minimax depth 3
 better than the shipped value network's but, while pieces are face down, worse than the
-hand-made value (README). A second run (458 s, 9.96 million decisions) moved that
-correlation by +0.012 in the chance phase, still below the hand-made value. The first
+hand-made value (experiments/readme-azero.md, "On one GPU"). A second run (458 s, 9.96
+million decisions; its table is in docs/results.md) moved that correlation by +0.012 in
+the chance phase, still below the hand-made value. The first
 try (an H100) finished no round in 530 s: mctx's root noise, drawn one element after
 another with the search's ``rbg`` key, since drawn at once
 (:func:`jungle_train._mctx_fast.dirichlet_noise`)."""

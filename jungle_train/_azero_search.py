@@ -67,10 +67,11 @@ Every search also paid for mctx's root Dirichlet noise, whose ``B × A`` Gamma v
 JAX draws one after another with an ``rbg`` key, even at a share of 0:
 :func:`~jungle_train._mctx_fast.dirichlet_noise` draws them at once
 (:attr:`SearchConfig.noise`; on a GPU, where that loop was the search's time, ×47.7 for
-1,024 games on one H200, README).
+1,024 games on one H200; experiments/readme-azero.md).
 
-``benchmarks/azero_speed.py`` measures the three against the plain search (README:
-×4.9 at 1,024 simulations, ×5.6 at 2,048, one DARK game; the first two ×1.66 and ×1.81).
+``benchmarks/azero_speed.py`` measures the three against the plain search
+(experiments/readme-azero.md: ×4.9 at 1,024 simulations, ×5.6 at 2,048, one DARK game;
+the first two ×1.66 and ×1.81).
 
 Where the parts live: the search's nodes and model (the recurrent functions) and
 :func:`make_search` here; its settings (:class:`SearchConfig`) in

@@ -2,8 +2,10 @@
 :func:`jungle_train._azero_search.make_search` builds a search from: simulations and
 depth, root noise, the prior's mix, what a chance node is first worth, the chance order,
 PUCT's constant and Q scaling, contempt, dead draws and risk, and the implementation switches
-(slots, batching, backward pass, noise, key). Each field's docstring says what it does
-and where the README measures it.
+(slots, batching, backward pass, noise, key). Each field's docstring says what it does.
+The knobs off by default were screened against minimax depth 3: the screens' table is
+"Toward 0.90: what was screened" in experiments/readme-azero.md, the strongest setting
+in docs/results.md.
 """
 
 from __future__ import annotations
@@ -138,8 +140,8 @@ class SearchConfig:
     """DARK, with :attr:`press`: no charge either where the root's mover holds fewer
     pieces than its opponent (face-down pieces counted by owner, which is public: the
     pieces removed are seen): the no-removal clock works for a side behind, which a draw
-    suits. Measured in the README with ``press=0.1``: it did not win back the games
-    ``press`` loses from behind. False: :attr:`press` charges wherever the root's mover
+    suits. Measured with ``press=0.1`` (experiments/readme-azero.md): it did not win back
+    the games ``press`` loses from behind. False: :attr:`press` charges wherever the root's mover
     can win."""
     count_trades: bool = False
     """DARK, with :attr:`dead_draw`, :attr:`draw_bounds` or :attr:`press`: their test of whether a
@@ -149,7 +151,8 @@ class SearchConfig:
     the side must hold more pieces than there are such enemy pieces (a lone Elephant
     against an Elephant and a Tiger cannot win). The two tests differ only for a side
     down to one piece, so beside ``endgame=4``'s tables this moves a bound only where a
-    lone piece faces four or more (measured in the README: no move changed in 56 games).
+    lone piece faces four or more (measured: no move changed in 56 games;
+    experiments/azero-dark-log.md).
     False: the looser test."""
     risk: float = 0.0
     """The root's mover's aversion to risk: every evaluated value (position and
@@ -160,8 +163,8 @@ class SearchConfig:
     a gamble of +x or -x at even odds is worth ``-risk * x / 2`` to the root's mover, not
     0, as it is to a side whose score rises less with a piece ahead than it falls with a
     piece behind (the DARK agent's, at the end of the chance phase against minimax depth
-    3; README, where ``risk=0.5`` measured weaker). DARK only, and not with
-    ``afterstate="expected"``. 0: risk-neutral."""
+    3; ``risk=0.5`` measured weaker, experiments/readme-azero.md). DARK only, and not
+    with ``afterstate="expected"``. 0: risk-neutral."""
 
     qtransform: str = "siblings"
     """DARK: how a decision node's Q values are scaled into PUCT's exploitation term:
@@ -171,7 +174,8 @@ class SearchConfig:
     (``qtransform_by_min_max`` over the values' whole range, [-1, 1]: a difference of
     0.1 in value is 0.05 of the term wherever it is, and the prior weighs more where the
     children's values lie close). Unsearched children score the minimum either way.
-    ``"minmax"`` measured far weaker against minimax depth 3 (README)."""
+    ``"minmax"`` measured far weaker against minimax depth 3
+    (experiments/readme-azero.md)."""
 
     minimax_backup: float = 0.0
     """DARK: the share of each Q value PUCT reads from the tree's expectimax values
@@ -185,8 +189,9 @@ class SearchConfig:
     lines explored below it; the expectimax value is what the tree says best play is
     worth.
     The root's action is still the most visited. 0: mctx's search; not with
-    :attr:`qtransform` ``"minmax"``. Measured against minimax depth 3 (README): 0.5 within
-    the noise of the default (-0.017 +- 0.041 paired), 1 weaker."""
+    :attr:`qtransform` ``"minmax"``. Measured against minimax depth 3
+    (experiments/readme-azero.md): 0.5 within the noise of the default (-0.017 +- 0.041
+    paired), 1 weaker."""
 
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in

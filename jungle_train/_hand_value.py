@@ -2,8 +2,9 @@
 
 - DARK: :func:`heuristic_value`, the material balance (:func:`material_balance`, by the
   piece values of :data:`PIECE_VALUES`) plus :data:`POTENTIAL_WEIGHT` times the shaping
-  potentials' difference, and the optional terms the README measures one by one
-  (:func:`hunt`, :func:`winnable` for ``cover``, :func:`capture_gain`), with
+  potentials' difference, and the optional terms the ``azero`` agent's knobs turn on,
+  each screened against minimax depth 3 in experiments/readme-azero.md (:func:`hunt`,
+  :func:`winnable` for ``cover``, :func:`capture_gain`), with
   :func:`expected_gain` for the search's ``afterstate="expected"``;
 - CLASSIC: the CLASSIC evaluation's piece-square table (:func:`classic_piece_squares`)
   through ``tanh`` (:func:`hand_value`) and each move's change of it as a prior
@@ -64,7 +65,7 @@ best predicts the results of the 1,328 recorded games against minimax depth 3 li
 fit's 0 to 10; ``benchmarks/leaf_fit.py --values``): the Rat, which takes the Elephant,
 is worth more than a Tiger, and the Lion and Elephant far more than ``spec``'s 70 and 80.
 Played by the search (``azero:values=fitted``) they scored worse than ``spec`` against
-minimax depth 3 (docs/results.md)."""
+minimax depth 3 (the screens' table of experiments/readme-azero.md)."""
 
 
 def _values_array(values: tuple[float, ...]) -> jax.Array:

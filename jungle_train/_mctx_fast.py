@@ -1,7 +1,7 @@
 """Faster mctx on a CPU (and a GPU), without changing what it computes.
 
 What :func:`jungle_train._azero_search.make_search` wraps mctx's search in, each measured
-in the README (``benchmarks/azero_speed.py``):
+with ``benchmarks/azero_speed.py`` (the figures are in experiments/readme-azero.md):
 
 - :data:`COMPILER_OPTIONS`: XLA's copy insertion told to analyse the search loop's
   regions, so the tree's arrays are not copied on every simulation;
@@ -241,9 +241,9 @@ def dirichlet_noise(
     ``B * A`` elements; its vectorized path takes ``threefry`` keys only), and with
     :func:`search_key`'s ``rbg`` key that loop was most of the GPU's search (one H200,
     1,024 games in slots at 64 simulations: 4.397 s a search with it, 0.092 s with this
-    draw; README). And with a fraction of 0
-    it returns ``probs`` as they are, drawing nothing (mctx draws the noise and
-    multiplies it by 0: the same numbers).
+    draw; experiments/readme-azero.md). And with a fraction of 0 it returns ``probs`` as
+    they are, drawing nothing (mctx draws the noise and multiplies it by 0: the same
+    numbers).
 
     >>> import jax, jax.numpy as jnp
     >>> probs = jnp.full((2, 4), 0.25)
