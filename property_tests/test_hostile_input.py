@@ -11,12 +11,14 @@ position round-trips, a parsed action is legal, a loaded record replays or says 
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import copy
 import io
 import json
 import signal
 import tempfile
+import unittest.mock
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ import pytest
 from hypothesis import Phase, event, given, settings
 from hypothesis import strategies as st
 
+import jungle_cli
 import jungle_core as jc
 from jungle_agents import make_agent
 from jungle_agents.arena import (
@@ -195,20 +198,55 @@ ODD_ACTIONS: st.SearchStrategy[Any] = st.one_of(
 )
 
 
+def _is_int(value: object) -> bool:
+    """An integer action or outcome: a Python or NumPy integer, not a bool."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
 @settings(max_examples=5 * BASE)
-@given(action=ODD_ACTIONS, state=st.sampled_from(POSITIONS), o=ODD_ACTIONS)
-def test_integer_actions_are_checked_at_the_boundary(action: Any, state: jc.State, o: Any) -> None:
-    calls: list[Callable[[], object]] = [
-        lambda: jc.is_chance_action(state, action),
-        lambda: jc.chance_outcomes(state, action),
-        lambda: jc.transitions(state, action),
-        lambda: jc.step(state, action, np.random.default_rng(0)),
-        lambda: jc.step_outcome(state, action, o),
-        lambda: jc.action_to_str(state, action),
-    ]
-    for call in calls:
-        with bounded(), contextlib.suppress(jc.JungleError, TypeError):
-            call()
+@given(data=st.data(), state=st.sampled_from(POSITIONS))
+def test_integer_actions_are_checked_at_the_boundary(data: st.DataObject, state: jc.State) -> None:
+    """Each function answers exactly where it should and raises a typed error (or
+    ``TypeError`` for a value that is not an integer) everywhere else: an action of
+    ``legal_actions`` is played unless the game is over, ``step_outcome`` takes exactly
+    the outcomes ``chance_outcomes`` lists, and ``is_chance_action`` and ``action_to_str``
+    may also read an unlisted action of the action space."""
+    listed = jc.legal_actions(state)
+    over = jc.outcome(state) is not None
+    pick_listed = bool(listed) and data.draw(st.booleans())  # about half the examples
+    action = data.draw(st.sampled_from(listed) if pick_listed else ODD_ACTIONS)
+    in_list = _is_int(action) and int(action) in listed
+    in_space = _is_int(action) and 0 <= int(action) < state.rules.num_actions
+    outcomes = [o for o, _ in jc.chance_outcomes(state, int(action))] if in_list else []
+    pick_outcome = bool(outcomes) and data.draw(st.booleans())
+    o = data.draw(st.sampled_from(outcomes) if pick_outcome else ODD_ACTIONS)
+    plays = in_list and not over
+    event("listed" if in_list else "an integer" if _is_int(action) else "not an integer")
+    event(f"game over: {over}")
+    calls: dict[str, tuple[Callable[[], object], bool, bool]] = {  # call, must, may answer
+        "chance_outcomes": (lambda: jc.chance_outcomes(state, action), in_list, in_list),
+        "transitions": (lambda: jc.transitions(state, action), plays, plays),
+        "step": (lambda: jc.step(state, action, np.random.default_rng(0)), plays, plays),
+        "step_outcome": (
+            lambda: jc.step_outcome(state, action, o),
+            plays and _is_int(o) and int(o) in outcomes,
+            plays and _is_int(o) and int(o) in outcomes,
+        ),
+        "is_chance_action": (lambda: jc.is_chance_action(state, action), in_list, in_space),
+        "action_to_str": (lambda: jc.action_to_str(state, action), in_list, in_space),
+    }
+    for name, (call, must, may) in calls.items():
+        with bounded():
+            try:
+                result = call()
+            except (jc.JungleError, TypeError) as error:
+                assert not must, f"{name} refused {action!r} (outcome {o!r}): {error}"
+                continue
+        assert may, f"{name} accepted {action!r} (outcome {o!r}): {result!r}"
+        if name == "is_chance_action":
+            assert isinstance(result, bool)
+        elif name == "action_to_str":
+            assert isinstance(result, str) and result
 
 
 @settings(max_examples=5 * BASE // 2)
@@ -395,14 +433,56 @@ def test_games_files_load_or_raise_a_record_error(data: bytes) -> None:
 # -------------------------------------------------------------- the command
 
 
+TYPED_ERRORS = (jc.JungleError, OSError)
+"""What a command may fail with (``main`` prints it as one line, status 2): a library
+error (agent spec errors included) or a file's ``OSError``."""
+
+
 def _cli(argv: list[str]) -> int:
-    """``main(argv)`` with its output captured: its exit status (argparse's included)."""
+    """``main(argv)`` with its output captured: its exit status (argparse's included).
+
+    ``main`` also answers status 2 for a bare ``ValueError``, which may be an internal
+    error (``int("x")`` on an unchecked field): so the error the command raised is
+    watched, and one outside :data:`TYPED_ERRORS` fails the test whatever the status."""
+    raised: list[BaseException] = []
+    build = jungle_cli.build_parser
+
+    def watched_parser() -> argparse.ArgumentParser:
+        parser = build()
+        parse = parser.parse_args
+
+        def parse_args(*args: Any, **kwargs: Any) -> argparse.Namespace:
+            namespace: argparse.Namespace = parse(*args, **kwargs)
+            command = namespace.func
+
+            def watched(parsed: argparse.Namespace) -> int:
+                try:
+                    return int(command(parsed))
+                except BaseException as error:
+                    raised.append(error)
+                    raise
+
+            namespace.func = watched
+            return namespace
+
+        setattr(parser, "parse_args", parse_args)  # noqa: B010  # a method, replaced
+        return parser
+
     out = io.StringIO()
-    with bounded(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    with (
+        bounded(),
+        contextlib.redirect_stdout(out),
+        contextlib.redirect_stderr(out),
+        unittest.mock.patch.object(jungle_cli, "build_parser", watched_parser),
+    ):
         try:
-            return main(argv)
+            status = main(argv)
         except SystemExit as exit:
-            return int(exit.code or 0)
+            status = int(exit.code or 0)
+    for error in raised:
+        if not isinstance(error, TYPED_ERRORS):
+            raise AssertionError(f"jungle {argv} ended in {error!r} (status {status})")
+    return status
 
 
 CHEAP_SPECS = ["random", "greedy", "minimax:depth=1", "minmax", "greedy:mobility=nan", ""]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import itertools
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -96,23 +97,49 @@ def _can_win_counting_trades(ranks: list[int], enemy: list[int]) -> bool:
     return len(ranks) > sum(not any(_takes(r, x) for r in ranks) for x in enemy)
 
 
-def test_counting_trades_changes_only_a_lone_piece() -> None:
-    """Over every two sets of DARK ranks (each side holds one piece of each rank at
-    most), counting the trades changes the answer only for a side down to one piece: an
-    enemy piece none of a side's takes must equal its highest rank (or be the Rat, where
-    the side holds only its Rat and Elephant), so two pieces or more always hold more than
-    such enemies. Hence ``azero:count_trades`` moves the search's bounds only where one
-    side has a lone piece."""
+def _row(ranks: list[int], letter: Callable[[str], str]) -> str:
+    """A position string's row: ``letter(rank)`` on column ``rank`` (a..h), empty runs
+    counted."""
+    out, empty = "", 0
+    for rank in range(1, 9):
+        if rank in ranks:
+            out += (str(empty) if empty else "") + letter("RCDWPTLE"[rank - 1])
+            empty = 0
+        else:
+            empty += 1
+    return out + (str(empty) if empty else "")
+
+
+def test_can_still_win_over_every_two_sets_of_ranks() -> None:
+    """Over every two sets of DARK ranks (each side holds one piece of each rank at most;
+    the enemy's face up or, every other pair, face down), ``can_still_win`` equals the rule
+    written by rank here, with the trades counted or not. And counting the trades changes
+    the answer only for a side down to one piece: an enemy piece none of a side's takes
+    must equal its highest rank (or be the Rat, where the side holds only its Rat and
+    Elephant), so two pieces or more always hold more than such enemies. Hence
+    ``azero:count_trades`` moves the search's bounds only where one side has a lone
+    piece."""
+    bench = load_benchmark("anatomy")
     sets = [[r for r in range(1, 9) if mask >> (r - 1) & 1] for mask in range(256)]
-    differ = 0
-    for ranks in sets:
-        for enemy in sets:
-            sharp, plain = _can_win_counting_trades(ranks, enemy), _can_win_by_rank(ranks, enemy)
+    differ = face_down = 0
+    for i, ranks in enumerate(sets):
+        for j, enemy in enumerate(sets):
+            own = _row(ranks, str.upper)
+            if (i + j) % 2:
+                hidden = "".join("RCDWPTLE"[r - 1].lower() for r in enemy) or "-"
+                state = from_fen(f"{_row(enemy, lambda _: '?')}/8/8/8/8/8/{own} 0 0 0 - {hidden}")
+                face_down += bool(enemy)
+            else:
+                state = from_fen(f"{_row(enemy, str.lower)}/8/8/8/8/8/{own} 0 0 0 - -")
+            plain = bench.can_still_win(state, 0)
+            sharp = bench.can_still_win(state, 0, trades=True)
+            want = (_can_win_by_rank(ranks, enemy), _can_win_counting_trades(ranks, enemy))
+            assert (plain, sharp) == want, (ranks, enemy)
             assert plain or not sharp
             if sharp != plain:
                 differ += 1
                 assert len(ranks) == 1, (ranks, enemy)
-    assert differ
+    assert differ and face_down
 
 
 @needs_jax

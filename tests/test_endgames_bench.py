@@ -42,6 +42,19 @@ def test_endgames_are_the_drawn_face_up_unequal_final_positions(
 def test_an_endgame_is_played_to_its_end(bench: ModuleType) -> None:
     # player 0's Elephant next to player 1's last piece: won at once
     assert bench.play_endgame("8/8/8/8/8/8/Ew6 0 0 9 - -", 0, "minimax:depth=1", "greedy", 0) == 1
-    # player 1's Rat against player 0's Elephant alone: the Rat side is the one behind
-    assert bench.play_endgame("8/8/8/8/8/8/Er6 1 0 9 - -", 1, "random", "random", 0) in (0, 0.5, 1)
+    # player 1's Rat next to player 0's lone Elephant, the Rat to move: it takes at once
+    rat = "8/8/8/8/8/8/Er6 1 0 9 - -"
+    assert bench.play_endgame(rat, 1, "minimax:depth=1", "random", 0) == 1
+    assert bench.play_endgame(rat, 0, "random", "minimax:depth=1", 0) == 0  # the E's side
+    # the no-removal count is reset: at 99, the Elephant's first move (it cannot take the
+    # Wolf two squares away at once) would end the game drawn; reset, it hunts it down
+    hunt = "8/8/8/8/8/8/E1w5 0 99 120 - -"
+    assert [
+        bench.play_endgame(hunt, 0, "minimax:depth=1", "random", seed) for seed in range(3)
+    ] == [1, 1, 1]
+    # an Elephant each: neither can take the other, so every game is drawn (a trade or the
+    # no-removal limit), whoever plays
+    for seed in range(3):
+        elephants = "e7/8/8/8/8/8/E7 0 0 9 - -"
+        assert bench.play_endgame(elephants, seed % 2, "random", "random", seed) == 0.5
     assert bench.main(["--games", "/nonexistent/*.jsonl", "random"]) == 0

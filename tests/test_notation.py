@@ -146,33 +146,73 @@ def test_render_marks_known_owners_and_terrain() -> None:
     assert "* " in render(new_game(CLASSIC))
 
 
-def test_dark_observation_channels() -> None:
-    state = position(
-        """
-        . . . . . . . e
-        . . . . . . . .
-        . . . . . . . .
-        . . . T ? . . .
-        . . . . . . . .
-        . . . . . . . ?
-        . . . . . . . .
-        """,
-        face_down="E r",
-        to_move=1,
-    )
-    obs = observation(state)
+RANK_LETTERS = "RCDWPTLE"
+"""The piece letters by rank, 1 (the Rat) to 8 (the Elephant)."""
+
+
+def _dark_tensors(picture: str, face_down: str, to_move: int) -> tuple[np.ndarray, np.ndarray]:
+    """The observation and the feature view of a DARK position, written here square by
+    square from its picture (:func:`tests._boards.position`'s tokens) and its list of
+    face-down pieces, as the tensors' documentation defines their channels:
+    observation ``[P(owner 0), P(owner 1), rank / 8, face up, P(owner = to move),
+    P(owner = the other)]``, features ``[owner, rank / 8, face up, occupied]``."""
+    lines = picture.strip().splitlines()
+    rows, cols = len(lines), len(lines[0].split())
+    n0, n1 = (0 if part == "-" else len(part) for part in face_down.split())
+    obs = np.zeros((rows, cols, 6), dtype=np.float32)
+    feats = np.zeros((rows, cols, 4), dtype=np.float32)
+    for i, line in enumerate(lines):
+        for col, token in enumerate(line.split()):
+            if token == ".":
+                continue
+            rank = RANK_LETTERS.index(token.upper()) + 1 if token.upper() in RANK_LETTERS else 0
+            if token == "?":  # either side's: the sides' shares of the face-down pieces
+                owner = (n0 / (n0 + n1), n1 / (n0 + n1))
+            else:  # upper case player 0's, face up (a letter) or down (X)
+                owner = (1.0, 0.0) if token.isupper() else (0.0, 1.0)
+            up = float(rank > 0)
+            obs[rows - 1 - i, col] = [*owner, rank / 8, up, owner[to_move], owner[1 - to_move]]
+            feats[rows - 1 - i, col] = [0.5 if token == "?" else owner[1], rank / 8, up, 1.0]
+    return obs, feats
+
+
+DARK_PICTURE = """
+    . . . . . . . e
+    . . ? . . . . .
+    . . . . . . . .
+    . . . T ? . . .
+    . . . . . R . .
+    . . . . . . . ?
+    w . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("to_move", [0, 1])
+def test_dark_observation_channels(to_move: int) -> None:
+    """Three face-down pieces, two of player 0 (E, L) and one of player 1 (r): a
+    face-down square is player 0's with probability 2/3."""
+    obs = observation(position(DARK_PICTURE, face_down="EL r", to_move=to_move))
+    feats = features(position(DARK_PICTURE, face_down="EL r", to_move=to_move))
+    want_obs, want_feats = _dark_tensors(DARK_PICTURE, "EL r", to_move)
     assert obs.shape == (7, 8, 6) and obs.dtype == np.float32
-    assert obs[3, 3].tolist() == [1.0, 0.0, 6 / 8, 1.0, 0.0, 1.0]  # own: player 1 to move
-    assert obs[6, 7].tolist() == [0.0, 1.0, 1.0, 1.0, 1.0, 0.0]
-    assert obs[3, 4].tolist() == [0.5, 0.5, 0.0, 0.0, 0.5, 0.5]
-    assert obs[0, 0].tolist() == [0.0] * 6
-    feats = features(state)
-    assert feats.shape == (7, 8, 4)
-    assert feats[3, 3].tolist() == [0.0, 6 / 8, 1.0, 1.0]
-    assert feats[6, 7].tolist() == [1.0, 1.0, 1.0, 1.0]
-    assert feats[3, 4].tolist() == [0.5, 0.0, 0.0, 1.0]
-    strict = features(new_game(DARK_STRICT))
-    assert strict[0, 0, 0] == 0.0 and strict[6, 0, 0] == 1.0
+    assert feats.shape == (7, 8, 4) and feats.dtype == np.float32
+    np.testing.assert_allclose(obs, want_obs, rtol=0, atol=1e-7)
+    np.testing.assert_allclose(feats, want_feats, rtol=0, atol=1e-7)
+    # two squares by hand: T d4 (player 0's Tiger, rank 6), a face-down e4
+    mine = float(to_move == 0)
+    assert obs[3, 3].tolist() == [1.0, 0.0, 6 / 8, 1.0, mine, 1.0 - mine]
+    assert obs[3, 4, :2] == pytest.approx([2 / 3, 1 / 3])
+
+
+def test_dark_strict_observation_of_the_start() -> None:
+    """DARK_STRICT's start: every piece face down on its owner's side, owner known."""
+    picture = "x x x x x x x x\n" + ". . . . . . . .\n" * 5 + "X X X X X X X X"
+    state = new_game(DARK_STRICT)
+    assert state == position(picture, DARK_STRICT, face_down="ELTPWDCR eltpwdcr")
+    want_obs, want_feats = _dark_tensors(picture, "ELTPWDCR eltpwdcr", 0)
+    np.testing.assert_array_equal(observation(state), want_obs)
+    np.testing.assert_array_equal(features(state), want_feats)
+    assert features(state)[0, 0, 0] == 0.0 and features(state)[6, 0, 0] == 1.0
 
 
 def test_legal_action_mask_matches_list() -> None:

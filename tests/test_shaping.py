@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from jungle_core import State, from_fen, legal_actions, new_game, outcome, parse_action, step
+from jungle_core import State, from_fen, new_game, outcome, parse_action, step
 from jungle_core import transitions as core_transitions
 from jungle_train._features import FEATURE_NAMES, NUM_FEATURES, action_features, state_features
 from jungle_train._shaping import (
@@ -119,14 +119,34 @@ def test_reveal_reward_is_the_expectation_over_outcomes() -> None:
 
 
 def test_training_game_step_adds_the_opponents_reply() -> None:
-    rng = np.random.default_rng(5)
-    game = TrainingGame.start(rng, (1.0, 0.0, 0.0), lambda s, r: legal_actions(s)[0])
-    before = game.state
-    action = legal_actions(before)[0]
-    reward, after, done = game.play(action, rng, lambda s, r: legal_actions(s)[0])
-    assert after is game.state and after.to_move == game.learner and not done
-    # the reply's reward is the difference; reveals from the start: only the step cost
-    assert reward == pytest.approx(-0.1 + 0.0, abs=4.0)
+    """One learner step on a hand-built position: the learner's C a1-a2, then the
+    opponent's reply t e4xd4 (the frozen copy's, fixed here), scored by hand."""
+    game = TrainingGame(position(DOG_VS_TIGER), 0, "self")
+
+    def reply(state: State, rng: np.random.Generator) -> int:
+        return parse_action(state, "e4xd4")
+
+    action = parse_action(game.state, "a1-a2")
+    reward, after, done = game.play(action, np.random.default_rng(0), reply)
+    assert after is game.state and not done
+    assert after == position(
+        """
+        . . . . . . . r
+        . . . . . . . .
+        . . . . . . . .
+        . . . t . . . .
+        . . . . . . . .
+        C . . . . . . .
+        . . . . . . . .
+        """,
+        ply=2,
+    )
+    # the learner's ply: the step cost, and the shaping from -2.5 (D d4: -4/2, C a1: t e4
+    # at d 7, -4/8) to -2 - 4/7 (C a2: t e4 at d 6); the reply: D taken, -8 * V'(dog) 1.5,
+    # and the shaping from -2 - 4/7 to -4/6 (C a2: t d4 at d 5); no step cost for it
+    mine = -0.1 + (-2 - 4 / 7) - (-2.5)
+    theirs = -8 * 1.5 + (-4 / 6) - (-2 - 4 / 7)
+    assert reward == pytest.approx(mine + theirs)
 
 
 # ---------------------------------------------------------------------------- features

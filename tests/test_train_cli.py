@@ -66,12 +66,17 @@ def test_ablate_gamma_writes_the_table_and_plot(tmp_path: Path) -> None:
 
 
 @needs_jax
-def test_each_kinds_discount_field_is_in_its_config() -> None:
+def test_each_kinds_discount_field_is_its_discount() -> None:
+    """The field the ablation sets is each config's discount: a field of it, a default
+    near 1 (a learning rate or an exploration rate would be far below), and checked as a
+    discount on construction (a value above 1 is refused, naming the field)."""
     for kind, field in GAMMA_FIELD.items():
-        config = (
-            resolve_config(kind, None, 10) if kind == "dqn" else resolve_config(kind, None, None)
-        )
-        assert getattr(dataclasses.replace(config, **{field: 0.9}), field) == 0.9
+        config = resolve_config(kind, None, 10 if kind == "dqn" else None)
+        assert field in {f.name for f in dataclasses.fields(config)}, kind
+        assert 0.9 <= getattr(config, field) <= 1.0, (kind, field)
+        assert getattr(dataclasses.replace(config, **{field: 0.5}), field) == 0.5
+        with pytest.raises(ValueError, match=field):
+            dataclasses.replace(config, **{field: 1.5})
 
 
 def test_learned_agents_are_registered() -> None:
