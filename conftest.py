@@ -83,6 +83,13 @@ collect_ignore_glob = ["docs/*.py"]
 if not jax_installed():  # PyPy: see the module docstring
     collect_ignore += modules_needing_jax(Path(__file__).resolve().parent)
 
+# The tests' Ray clusters stay on the loopback address: on Linux Ray otherwise binds to, and
+# connects through, the machine's network address even for a local instance. Reachable from
+# this machine only, they run without Ray's token authentication (a cluster the tests start
+# and a driver that joins it would otherwise have to share a token file).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+
 settings.register_profile(
     "ci",
     max_examples=40,

@@ -67,7 +67,7 @@ def num(m, key, digits):
 print("step time steps/s games draw_rate game_length policy_loss value_loss afterstate_loss")
 for line in open(path) if os.path.exists(path) else []:
     m = json.loads(line)
-    print(m["step"], num(m, "time", 0), num(m, "steps_per_second", 0), num(m, "games", 0),
+    print(m["step"], num(m, "time", 0), num(m, "decisions_per_s", 0), num(m, "games", 0),
           num(m, "draw_rate", 3), num(m, "game_length", 1), num(m, "policy_loss", 3),
           num(m, "value_loss", 4), num(m, "afterstate_loss", 4))
 PY

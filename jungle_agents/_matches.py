@@ -48,6 +48,7 @@ class RunKeywords(TypedDict, total=False):
     progress: Progress | None
     max_plies: int | None
     backend: str
+    ray_address: str | None
     plugins: Sequence[str]
     deals: str
 
@@ -82,6 +83,9 @@ class RunOptions:
     """Stop a game after this many plies (recorded ``"unfinished"``, a draw)."""
     backend: str = "process"
     """``"process"`` (worker processes of this machine) or ``"ray"`` (the ``ray`` extra)."""
+    ray_address: str | None = None
+    """With ``backend="ray"``, the cluster to run on (``HOST:PORT``, ``ray://HOST:PORT``
+    or ``auto``); default: the one ``RAY_ADDRESS`` names, else a local instance."""
     plugins: tuple[str, ...] = attrs.field(default=(), converter=_names)
     """Modules each worker (and this process) imports first: they register agent kinds."""
     keep_games: bool = True
@@ -160,7 +164,7 @@ def _run(
 
     try:
         if options.backend == "ray":
-            run_ray(tasks, finished, workers, options.plugins)
+            run_ray(tasks, finished, workers, options.plugins, options.ray_address)
         elif options.backend != "process":
             raise JungleError(f"backend must be 'process' or 'ray', not {options.backend!r}")
         elif in_process:

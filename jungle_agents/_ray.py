@@ -1,7 +1,11 @@
 """The optional Ray backend of the arena (the ``ray`` extra): the same games as Ray tasks.
 
 Each game is one task; ``workers`` caps the tasks in flight (default: the cluster's CPUs).
-Connects to a running cluster when ``RAY_ADDRESS`` is set, else starts a local instance.
+Connects to the cluster at ``address`` (``--ray-address``), else to the one ``RAY_ADDRESS``
+names, else starts a local instance for the run. A worker that dies mid-game (killed, out
+of memory, its node lost) costs nothing: Ray runs the task again (up to
+:data:`TASK_RETRIES` times), the game is seeded, so the retry plays the same game, and
+only the finished game reaches the games file, once.
 The submission loop is the process pool's (:func:`jungle_agents._schedule.run_bounded`):
 at most twice the cap in flight, drawn from the tasks as games finish, every task in
 flight cancelled when the run is interrupted or a game fails.
@@ -10,13 +14,17 @@ flight cancelled when the run is interrupted or a game fails.
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from jungle_agents._schedule import Finished, Task, run_bounded, run_task
 from jungle_core import import_optional
 
-__all__ = ["run_ray"]
+__all__ = ["TASK_RETRIES", "run_ray"]
+
+TASK_RETRIES = 3
+"""How often Ray runs a game again whose worker died (Ray's ``max_retries``)."""
 
 
 def run_ray(
@@ -24,8 +32,10 @@ def run_ray(
     finished: Finished,
     workers: int | None,
     plugins: Sequence[str],
+    address: str | None = None,
 ) -> None:
-    """Run arena tasks on Ray, calling ``finished(entry)`` as each game completes.
+    """Run arena tasks on Ray, calling ``finished(entry)`` as each game completes;
+    ``address``: the cluster to connect to (default: ``RAY_ADDRESS``, else a local one).
 
     Without Ray installed, raises :class:`jungle_core.MissingExtraError` naming the ``ray``
     extra, before any game starts.
@@ -35,8 +45,12 @@ def run_ray(
     ray: Any = import_optional("ray", "the arena's ray backend")
     started = False
     if not ray.is_initialized():
-        # a local instance for this run (call ray.init yourself for a cluster or a dashboard)
-        ray.init(ignore_reinit_error=True, log_to_driver=False, include_dashboard=False)
+        # this run's connection (a cluster's, or a local instance's), closed at its end
+        # the cluster named, else RAY_ADDRESS's, else a new local instance: never a cluster
+        # that an earlier `ray start` happened to leave recorded on this machine
+        address = address or os.environ.get("RAY_ADDRESS") or "local"
+        options = {} if address != "local" else {"include_dashboard": False}
+        ray.init(address=address, log_to_driver=False, **options)
         started = True
     try:
         runner = _RayTasks(ray, tuple(plugins))
@@ -52,7 +66,7 @@ class _RayTasks:
 
     def __init__(self, ray: Any, plugins: tuple[str, ...]) -> None:
         self._ray = ray
-        self._play = ray.remote(_play)
+        self._play = ray.remote(max_retries=TASK_RETRIES)(_play)
         self._plugins = plugins
         self._pending: list[Any] = []
 

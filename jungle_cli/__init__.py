@@ -190,6 +190,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         progress=bar,
         max_plies=args.max_plies,
         backend=args.backend,
+        ray_address=args.ray_address,
         plugins=args.plugin,
         deals=args.deals,
         keep_games=False,  # the games are in the file; the tables need only the tally
@@ -231,6 +232,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         progress=bar,
         max_plies=args.max_plies,
         backend=args.backend,
+        ray_address=args.ray_address,
         plugins=args.plugin,
         deals=args.deals,
         keep_games=False,  # the games are in the file; the tables need only the tally
@@ -273,6 +275,13 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         default="process",
         choices=("process", "ray"),
         help="run the games in local processes, or on a Ray cluster (the ray extra)",
+    )
+    p.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="with --backend ray, the cluster to run on, e.g. 10.0.0.5:6379 or ray://HOST:10001 "
+        "(default: the RAY_ADDRESS environment variable, else a local Ray for this run)",
     )
     p.add_argument(
         "--plugin",

@@ -10,78 +10,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
-import sys
 import time
-from collections.abc import Callable
-from typing import Any, TextIO
 
 from jungle_cli._args import add_command
-from jungle_cli._progress import format_seconds
+from jungle_cli._progress import TrainProgress, format_seconds
 from jungle_core import import_optional
 from jungle_train._run import run_training
 from jungle_train._trainers import KINDS, make_trainer, resolve_config
 
 __all__ = ["LEARNERS", "TrainProgress", "add_train_parsers"]
-
-
-class TrainProgress:
-    """One line per chunk: steps, steps/s, the latest training and evaluation scores,
-    ETA; redrawn in place on a terminal.
-
-    >>> import io
-    >>> out = io.StringIO()
-    >>> bar = TrainProgress(out, clock=iter([0.0, 10.0]).__next__, tty=False)
-    >>> bar.start(0)
-    >>> bar(500, 1000, {"steps_per_second": 50.0, "score_random": 0.75, "eval": {"greedy": 0.5}})
-    >>> print(out.getvalue().strip())  # doctest: +NORMALIZE_WHITESPACE
-    [##########..........] 500/1,000 steps  50 steps/s  train: random 0.75
-    eval: greedy 0.50  ETA 10s
-    """
-
-    def __init__(
-        self,
-        stream: TextIO | None = None,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-        tty: bool | None = None,
-        width: int = 20,
-    ) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.clock = clock
-        self.tty = self.stream.isatty() if tty is None else tty
-        self.width = width
-        self.eval: dict[str, float] = {}
-
-    def start(self, already: int) -> None:
-        """Begin timing; ``already`` steps were trained before (a resumed run)."""
-        self._start = self.clock()
-        self._already = already
-
-    def __call__(self, done: int, total: int, line: dict[str, Any]) -> None:
-        """:func:`jungle_train._run.run_training`'s progress callback."""
-        self.eval.update(line.get("eval") or {})
-        elapsed = self.clock() - self._start
-        rate = (done - self._already) / elapsed if elapsed > 0 else float("nan")
-        eta = (total - done) / rate if rate > 0 else float("nan")
-        filled = int(self.width * min(done, total) / total)
-        train = "  ".join(
-            f"{o} {line[f'score_{o}']:.2f}"
-            for o in ("random", "greedy", "self", "endgame")
-            if f"score_{o}" in line
-        )
-        evals = "  ".join(f"{o} {s:.2f}" for o, s in self.eval.items())
-        text = (
-            f"[{'#' * filled}{'.' * (self.width - filled)}] {done:,}/{total:,} steps  "
-            f"{line.get('steps_per_second', 0):,.0f} steps/s"
-            + (f"  train: {train}" if train else "")
-            + (f"  eval: {evals}" if evals else "")
-            + f"  ETA {'-' if math.isnan(eta) else format_seconds(eta)}"
-        )
-        self.stream.write(("\r" + text) if self.tty else text + "\n")
-        if self.tty and done >= total:
-            self.stream.write("\n")
-        self.stream.flush()
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
@@ -238,7 +175,12 @@ def _add_train_kind(sub: argparse._SubParsersAction[argparse.ArgumentParser], ki
     p.add_argument("--out", default=None, metavar="DIR", help=f"run folder (default: runs/{kind})")
     p.add_argument("--resume", action="store_true", help="continue the run in --out to --steps")
     p.add_argument(
-        "--chunk", type=int, default=100_000, metavar="N", help="steps between checkpoints"
+        "--chunk",
+        type=int,
+        default=None,
+        metavar="N",
+        help="steps between checkpoints (default: the run cut into at least 8 chunks of "
+        "at most 100,000 steps)",
     )
     p.add_argument(
         "--eval-every",
@@ -267,7 +209,7 @@ def add_train_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     >>> add_train_parsers(parser.add_subparsers())
     >>> args = parser.parse_args(["train", "qlearn", "--steps", "60"])
     >>> args.kind, args.steps, args.chunk
-    ('qlearn', 60, 100000)
+    ('qlearn', 60, None)
     """
     train = add_command(
         sub,

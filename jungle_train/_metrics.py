@@ -1,10 +1,27 @@
-"""The metrics file of a training run: JSON Lines, one object per line, each line
-flushed and fsynced, readable while the run goes on and after a kill.
+"""The metrics file of a training run, and the names of the metrics in it.
 
-Each line has at least ``step`` (environment steps so far) and ``time`` (seconds of
-training wall time so far); training lines add the learner's metrics (``loss``,
-``epsilon``, ``reward``, ``episode_length``, ``steps_per_second``, ...), evaluation lines
-an ``eval`` object mapping each opponent to the learner's score.
+The file is JSON Lines, one object per chunk of training, each line flushed and fsynced,
+so it is readable while the run goes on and after a kill. Every line has ``step``
+(environment steps so far) and ``time`` (seconds of training wall time so far), then the
+metrics. Every learner writes the **common metrics** under the same names:
+
+- ``score/<opponent>``: the learner's score ((wins + draws / 2) / games) in the
+  evaluation games against ``<opponent>`` (an agent spec), on the lines of the steps
+  where the run evaluated;
+- ``loss``: the quantity the learner's updates descend, averaged over the chunk;
+- ``decisions_per_s``: environment steps per second of the chunk, compile time left out
+  (the seconds JAX spent compiling are ``compile_s``).
+
+Beside them each learner writes its own (:data:`TITLES` lists every known name), among
+them ``train_score/<opponent>`` (the score in its training games against that opponent)
+for the learners that play an opponent. A name with a ``/`` is one member of a family:
+``jungle plot`` draws each family in one panel, a line per member.
+
+Files written before these names existed are read with their names translated
+(:func:`upgrade`), so old runs still plot:
+
+>>> upgrade({"step": 1, "steps_per_second": 9.0, "score_random": 0.5, "eval": {"greedy": 1.0}})
+{'step': 1, 'decisions_per_s': 9.0, 'train_score/random': 0.5, 'score/greedy': 1.0}
 
 >>> import tempfile, os
 >>> with tempfile.TemporaryDirectory() as d:
@@ -27,7 +44,97 @@ from typing import Any
 
 from jungle_train._checkpoint import atomic_write
 
-__all__ = ["MetricsLog", "read_metrics"]
+__all__ = [
+    "COMMON",
+    "COMPILE_S",
+    "DECISIONS_PER_S",
+    "LOSS",
+    "SCORE",
+    "TITLES",
+    "TRAIN_SCORE",
+    "MetricsLog",
+    "read_metrics",
+    "upgrade",
+]
+
+SCORE = "score/"
+"""Family of the evaluation scores: ``score/<opponent>``."""
+LOSS = "loss"
+"""The learner's training loss."""
+DECISIONS_PER_S = "decisions_per_s"
+"""Environment steps per second of training, compile time left out."""
+TRAIN_SCORE = "train_score/"
+"""Family of the scores in the training games: ``train_score/<opponent>``."""
+COMPILE_S = "compile_s"
+"""Seconds of the chunk that JAX spent tracing and compiling (JAX learners)."""
+
+COMMON = (SCORE, LOSS, DECISIONS_PER_S)
+"""The metrics every learner's run has (a family name ends in ``/``)."""
+
+TITLES: dict[str, str] = {
+    SCORE: "evaluation score (arena games)",
+    LOSS: "loss",
+    DECISIONS_PER_S: "decisions per second",
+    TRAIN_SCORE: "score in training games",
+    "win_rate/": "win rate in training games",
+    "recent_score": "score of the latest training games",
+    "epsilon": "exploration ε",
+    "reward": "mean reward per decision",
+    "episode_length": "game length",
+    "episode_return": "return per game",
+    "episodes": "games finished",
+    "td_error": "mean |TD error|",
+    "gamma": "discount γ",
+    "learning_rate": "learning rate",
+    "games": "games finished",
+    "table_states": "states in the Q-table",
+    "buffer": "transitions in replay",
+    "policy_loss": "policy loss",
+    "value_loss": "value loss",
+    "afterstate_loss": "afterstate loss",
+    "value_targets": "share of positions with a value target",
+    "root_value": "mean root value of the search",
+    "first_win_rate": "first player's win rate",
+    "draw_rate": "draw rate",
+    "labelled": "share of positions labelled",
+    "mean_target": "mean value target",
+    "games_ended": "games finished",
+    "decisive": "decisive games",
+}
+"""Panel titles of the known metric names, in the order ``jungle plot`` draws them (a
+family's entry ends in ``/``); the common ones first."""
+
+_RENAMED = {
+    "steps_per_second": DECISIONS_PER_S,
+    "mean_reward": "reward",
+    "win_rate": "recent_score",
+    "game_length": "episode_length",
+}
+_RENAMED_PREFIX = {"score_": TRAIN_SCORE, "win_rate_": "win_rate/"}
+
+
+def upgrade(line: dict[str, Any]) -> dict[str, Any]:
+    """A metrics line with the names of older files translated to today's: the
+    ``eval`` object (opponent → score) becomes ``score/<opponent>``,
+    ``steps_per_second`` ``decisions_per_s``, ``score_<opponent>`` (training games)
+    ``train_score/<opponent>``, ``win_rate_<opponent>`` ``win_rate/<opponent>``,
+    ``mean_reward`` ``reward``, ``win_rate`` ``recent_score`` and ``game_length``
+    ``episode_length``. A name the line already has in today's form wins; a line in
+    today's names comes back equal."""
+    out: dict[str, Any] = {}
+    old: list[tuple[str, Any]] = []
+    for name, value in line.items():
+        if name == "eval" and isinstance(value, dict):
+            old.extend((SCORE + str(opponent), score) for opponent, score in value.items())
+        elif name in _RENAMED:
+            old.append((_RENAMED[name], value))
+        elif prefix := next((p for p in _RENAMED_PREFIX if name.startswith(p)), None):
+            old.append((_RENAMED_PREFIX[prefix] + name[len(prefix) :], value))
+        else:
+            out[name] = value
+    for name, value in old:
+        out.setdefault(name, value)
+    return out
 
 
 def _clean(value: Any) -> Any:
@@ -39,7 +146,8 @@ def _clean(value: Any) -> Any:
 
 
 def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every complete line of a metrics file (a line torn by a kill is skipped)."""
+    """Every complete line of a metrics file, in today's names (:func:`upgrade`); a
+    line torn by a kill is skipped, and a missing file has none."""
     p = Path(path)
     if not p.exists():
         return []
@@ -52,7 +160,7 @@ def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         except ValueError:
             continue
         if isinstance(entry, dict):
-            out.append(entry)
+            out.append(upgrade(entry))
     return out
 
 
@@ -75,7 +183,8 @@ class MetricsLog:
         os.fsync(self._file.fileno())
 
     def truncate_after(self, step: int) -> None:
-        """Drop the lines of steps after ``step`` (those a resumed run plays again)."""
+        """Drop the lines of steps after ``step`` (those a resumed run plays again);
+        the lines kept are rewritten in today's names."""
         self._file.close()
         keep = [m for m in read_metrics(self.path) if int(m.get("step", 0)) <= step]
         atomic_write(

@@ -2,14 +2,18 @@
 
 A learner implements :class:`Trainer` (its own state and update; the DQN's is a jitted
 JAX loop, tabular and approximate Q run on the pure core). :func:`run_training` drives it
-in chunks of steps and, after each chunk:
+in chunks of steps (by default at least :data:`PROGRESS_POINTS` of them, so a short run
+reports its progress several times) and, after each chunk:
 
-1. appends the chunk's metrics to ``OUT/metrics.jsonl`` (:mod:`jungle_train._metrics`);
+1. appends the chunk's metrics to ``OUT/metrics.jsonl`` (:mod:`jungle_train._metrics`):
+   the learner's own, and ``decisions_per_s`` (the chunk's steps per second, the
+   seconds JAX spent compiling left out);
 2. every ``eval_every`` steps, writes the playing checkpoint ``OUT/agent.npz`` and plays
    evaluation games against each opponent spec through the arena's game loop (the
    learner plays exactly as ``make_agent("<kind>:path=OUT/agent.npz")`` would), and logs
-   the scores;
-3. writes the whole run state to ``OUT/run.npz`` atomically (a resumable checkpoint).
+   the scores as ``score/<opponent>``;
+3. writes the whole run state to ``OUT/run.npz`` atomically (a resumable checkpoint);
+4. calls ``progress`` with the steps done and the line it logged.
 
 ``resume=True`` continues from ``OUT/run.npz`` (refused if it was written by another
 kind of learner or another config) and drops the metrics lines of steps after it, so a
@@ -20,6 +24,7 @@ the same step count with a parseable metrics file.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -31,14 +36,19 @@ from jungle_agents.arena import game_seed, play_game
 from jungle_core import DARK, Rules
 from jungle_train._checkpoint import atomic_write
 from jungle_train._config import config_to_json
-from jungle_train._errors import CheckpointError
-from jungle_train._metrics import MetricsLog, read_metrics
+from jungle_train._errors import CheckpointError, ConfigError
+from jungle_train._metrics import COMPILE_S, DECISIONS_PER_S, SCORE, MetricsLog, read_metrics
 
-__all__ = ["Progress", "Trainer", "evaluate", "run_training"]
+__all__ = ["CHUNK_STEPS", "PROGRESS_POINTS", "Progress", "Trainer", "evaluate", "run_training"]
 
 RUN_FILE = "run.npz"
 AGENT_FILE = "agent.npz"
 METRICS_FILE = "metrics.jsonl"
+CHUNK_STEPS = 100_000
+"""The most steps of a chunk when :func:`run_training` chooses the chunks."""
+PROGRESS_POINTS = 8
+"""The fewest chunks (metrics lines, checkpoints, progress reports) a run is cut into
+when :func:`run_training` chooses the chunks."""
 
 
 class Trainer(Protocol):
@@ -55,7 +65,9 @@ class Trainer(Protocol):
 
     def advance(self, state: Any, steps: int) -> tuple[Any, dict[str, Any]]:
         """Train for about ``steps`` environment steps (at least one); the new state and
-        the metrics of this chunk (plain floats)."""
+        the metrics of this chunk (plain floats, in the names of
+        :mod:`jungle_train._metrics`: ``loss`` among them, and ``compile_s`` where some
+        of the chunk's time went to compiling)."""
         ...
 
     def steps_done(self, state: Any) -> int:
@@ -129,7 +141,7 @@ def run_training(
     steps: int,
     seed: int = 0,
     resume: bool = False,
-    chunk_steps: int = 10_000,
+    chunk_steps: int | None = None,
     eval_every: int = 0,
     eval_games: int = 20,
     eval_opponents: Sequence[str] = ("random", "greedy"),
@@ -140,16 +152,19 @@ def run_training(
 
     Without ``resume``, an ``out`` that already holds a run is refused (so a run is
     never overwritten by mistake). ``eval_every=0`` evaluates only at the end.
+    ``chunk_steps=None`` cuts the steps left into at least :data:`PROGRESS_POINTS`
+    chunks of at most :data:`CHUNK_STEPS` steps.
     """
     folder = Path(out)
     run_path = folder / RUN_FILE
-    if steps < 1:
-        raise ValueError(f"steps must be >= 1, not {steps}")
-    if eval_games < 0 or eval_every < 0 or chunk_steps < 1:
-        raise ValueError(
-            f"eval_games and eval_every must be >= 0 and chunk_steps >= 1, not "
-            f"{eval_games}, {eval_every}, {chunk_steps}"
-        )
+    for name, value, least in (
+        ("steps", steps, 1),
+        ("eval_games", eval_games, 0),
+        ("eval_every", eval_every, 0),
+        ("chunk_steps", 1 if chunk_steps is None else chunk_steps, 1),
+    ):
+        if value < least:
+            raise ConfigError(f"{name} must be >= {least}, not {value}")
     if run_path.exists() and not resume:
         raise CheckpointError(
             f"{run_path}: a run is already there; pass resume (--resume) to continue it, "
@@ -169,6 +184,8 @@ def run_training(
     done = trainer.steps_done(state)
     elapsed = _last_time(folder / METRICS_FILE)
     next_eval = (done // eval_every + 1) * eval_every if eval_every > 0 else steps
+    if chunk_steps is None:
+        chunk_steps = min(CHUNK_STEPS, max(1, math.ceil((steps - done) / PROGRESS_POINTS)))
     try:
         while done < steps:
             start = time.perf_counter()
@@ -176,10 +193,11 @@ def run_training(
             new_done = trainer.steps_done(state)
             seconds = time.perf_counter() - start
             elapsed += seconds
+            working = max(seconds - float(metrics.get(COMPILE_S, 0.0)), 1e-9)
             line: dict[str, Any] = {
                 "step": new_done,
                 "time": round(elapsed, 3),
-                "steps_per_second": (new_done - done) / max(seconds, 1e-9),
+                DECISIONS_PER_S: (new_done - done) / working,
                 **metrics,
             }
             done = new_done
@@ -188,10 +206,8 @@ def run_training(
                 trainer.save_agent(state, str(agent_path))
                 if eval_games > 0 and eval_opponents:
                     agent = trainer.agent(str(agent_path))
-                    line["eval"] = {
-                        opp: evaluate(agent, opp, eval_games, seed=done)["score"]
-                        for opp in eval_opponents
-                    }
+                    for opp in eval_opponents:
+                        line[SCORE + opp] = evaluate(agent, opp, eval_games, seed=done)["score"]
                 while next_eval <= done:
                     next_eval += eval_every if eval_every > 0 else steps
             log.append(line)

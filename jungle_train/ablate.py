@@ -1,4 +1,4 @@
-"""Ablations of the learners (SPEC §8): the discount factor's effect on score.
+"""Ablations of the learners: the discount factor's effect on score.
 
 :func:`ablate_gamma` trains each learner kind at each γ with the same seed and budget
 (everything else as the kind's shipped config), evaluates every result against the
@@ -17,14 +17,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
+from jungle_core import import_optional
 from jungle_train._checkpoint import atomic_write
+from jungle_train._metrics import SCORE
 from jungle_train._run import evaluate, run_training
 from jungle_train._trainers import make_trainer, resolve_config
+
+_WHAT = "jungle ablate (its plot)"
+matplotlib = import_optional("matplotlib", _WHAT)
+matplotlib.use("Agg")
+plt = import_optional("matplotlib.pyplot", _WHAT)
 
 __all__ = ["GAMMA_FIELD", "ablate_gamma"]
 
@@ -45,7 +47,7 @@ def ablate_gamma(
 ) -> list[dict[str, Any]]:
     """Train every ``kind`` at every ``γ`` for ``steps[kind]`` steps, score each against
     ``opponents`` in ``eval_games`` games, write the table and plot; return the rows
-    (``kind``, ``gamma``, ``steps``, ``score_<opponent>``...)."""
+    (``kind``, ``gamma``, ``steps``, ``score/<opponent>``...)."""
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     budget = {"dqn": 500_000, "qlearn": 20_000, "approxq": 20_000, **(steps or {})}
@@ -71,8 +73,8 @@ def ablate_gamma(
             agent = trainer.agent(str(run / "agent.npz"))
             row: dict[str, Any] = {"kind": kind, "gamma": float(gamma), "steps": budget[kind]}
             for opp in opponents:
-                row[f"score_{opp}"] = evaluate(agent, opp, eval_games, seed=seed)["score"]
-            log("  " + ", ".join(f"{k} {v:.3f}" for k, v in row.items() if k.startswith("score_")))
+                row[SCORE + opp] = evaluate(agent, opp, eval_games, seed=seed)["score"]
+            log("  " + ", ".join(f"{k} {v:.3f}" for k, v in row.items() if k.startswith(SCORE)))
             rows.append(row)
     _write_tables(rows, opponents, folder, eval_games)
     _plot(rows, opponents, folder / "gamma.png")
@@ -82,7 +84,7 @@ def ablate_gamma(
 def _write_tables(
     rows: list[dict[str, Any]], opponents: Sequence[str], folder: Path, games: int
 ) -> None:
-    head = ["kind", "gamma", "steps", *[f"score_{o}" for o in opponents]]
+    head = ["kind", "gamma", "steps", *[SCORE + o for o in opponents]]
     csv = (
         ",".join(head)
         + "\n"
@@ -100,7 +102,7 @@ def _write_tables(
         "|---|---:|---:|" + "---:|" * len(opponents),
     ]
     for r in rows:
-        scores = " | ".join(f"{r[f'score_{o}']:.3f}" for o in opponents)
+        scores = " | ".join(f"{r[SCORE + o]:.3f}" for o in opponents)
         md.append(f"| {r['kind']} | {r['gamma']:g} | {r['steps']} | {scores} |")
     atomic_write(folder / "results.md", ("\n".join(md) + "\n").encode())
 
@@ -112,7 +114,7 @@ def _plot(rows: list[dict[str, Any]], opponents: Sequence[str], target: Path) ->
         for opp in opponents:
             ax.plot(
                 [r["gamma"] for r in mine],
-                [r[f"score_{opp}"] for r in mine],
+                [r[SCORE + opp] for r in mine],
                 marker="o",
                 label=f"{kind} vs {opp}",
             )

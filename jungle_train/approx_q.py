@@ -1,4 +1,4 @@
-"""Approximate Q-learning on the pure DARK core (SPEC §7, "Approximate Q-learning").
+"""Approximate Q-learning on the pure DARK core: a linear Q over hand-made features.
 
 ``Q(s, a) = w · φ(s, a)`` with the 16 features of :mod:`jungle_train._features`, the
 reward of :mod:`jungle_train._shaping`, learned by one-step Q-learning from a replay
@@ -8,16 +8,16 @@ step on a minibatch drawn uniformly from the buffer, on the Huber loss of the TD
 ``λ/2 |w|²``, with the learning rate ``η₀ / (1 + t)^0.25`` (``t`` = updates so far). A step
 is one decision of the learner (its ply and the opponent's reply).
 
-Schedules, as SPEC §7 words them: after each finished game, ε is multiplied by 0.999
-while the recent win rate (:attr:`Config.recent_games` games) is below 0.3, by 0.95 above
-0.6 and by 0.995 otherwise, down to :attr:`Config.epsilon_min`; γ grows linearly from
+Schedules: after each finished game, ε is multiplied by 0.999 while the recent win rate
+(:attr:`Config.recent_games` games) is below 0.3, by 0.95 above 0.6 and by 0.995
+otherwise, down to :attr:`Config.epsilon_min`; γ grows linearly from
 :attr:`Config.discount_start` (γ₀) to :attr:`Config.discount` (γ_max) over the first
 :attr:`Config.discount_games` (100) games.
 
-Decisions where SPEC §7 is silent:
+Further choices:
 
 - ``w`` starts at 0 (every action ties: the first games are random play).
-- The win rate that drives ε counts a draw as half a win (the SPEC's score).
+- The win rate that drives ε counts a draw as half a win (the learner's score).
 - ``φ(s', ·)`` of every legal action of the next state is stored in the buffer (at most
   48 actions in DARK: 16 reveals and 4 moves of each of 8 pieces), so a replayed target
   uses the current ``w`` without recomputing features; a terminal ``s'`` stores none.
@@ -67,6 +67,7 @@ from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._config import config_to_json
 from jungle_train._errors import CheckpointError, ConfigError
 from jungle_train._features import FEATURE_NAMES, NUM_FEATURES, action_features
+from jungle_train._metrics import LOSS, TRAIN_SCORE
 from jungle_train._opponents import parse_mix
 from jungle_train._shaping import Policy, TrainingGame, best_action, rng_from_state, rng_state
 
@@ -82,7 +83,7 @@ Floats = npt.NDArray[np.float64]
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """Approximate Q-learning (SPEC §7)."""
+    """Approximate Q-learning's settings (every field checked on construction)."""
 
     learning_rate: float = 0.05
     """η₀ of the learning rate η₀ / (1 + t)^0.25."""
@@ -239,13 +240,18 @@ class ApproxQLearner:
         return actions, phi
 
     def advance(self, state: RunState, steps: int) -> tuple[RunState, dict[str, Any]]:
-        """Train ``steps`` learner decisions; the chunk's metrics."""
+        """Train ``steps`` learner decisions; the chunk's metrics: ``loss`` (Huber),
+        ``td_error`` (mean ``|δ|``), ``epsilon``, ``gamma``, ``learning_rate``,
+        ``reward`` (per decision), ``episode_length`` and ``train_score/<opponent>`` of
+        the games finished, ``recent_score`` (what drives ε), ``games`` (so far),
+        ``buffer`` (transitions stored) and ``weights``."""
         c = self.config
         run = state
         losses: list[float] = []
         td_errors: list[float] = []
         rewards: list[float] = []
         lengths: list[int] = []
+        scores: dict[str, list[float]] = {}
         length = 0
         for _ in range(steps):
             game = run.game
@@ -267,18 +273,20 @@ class ApproxQLearner:
                 run.frozen = run.w.copy()
             if done:
                 self._finish(run, after, game.learner)
+                scores.setdefault(game.opponent, []).append(run.recent[-1])
                 lengths.append(length)
                 length = 0
                 run.game = TrainingGame.start(run.rng, c.mix, frozen, self.rules)
         return run, {
-            "loss": float(np.mean(losses)),
+            LOSS: float(np.mean(losses)),
             "td_error": float(np.mean(td_errors)),
             "epsilon": run.epsilon,
             "gamma": c.gamma(run.games),
             "learning_rate": c.learning_rate / (1 + run.updates) ** 0.25,
-            "mean_reward": float(np.mean(rewards)),
+            "reward": float(np.mean(rewards)),
             "episode_length": float(np.mean(lengths)) if lengths else float("nan"),
-            "win_rate": float(np.mean(run.recent)) if run.recent else 0.0,
+            **{TRAIN_SCORE + o: float(np.mean(v)) for o, v in sorted(scores.items())},
+            "recent_score": float(np.mean(run.recent)) if run.recent else 0.0,
             "games": run.games,
             "buffer": float(run.buffer.size),
             "weights": run.w.round(3).tolist(),

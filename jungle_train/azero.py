@@ -44,10 +44,11 @@ switches break that loop, each off by default and on in :data:`CPU_CONFIG`:
   gets the balance at the window's end instead of no target; the network learns that
   material is worth having before any game is won.
 - ``heuristic_prior``: the search's leaf values mix in a hand-made value (material and
-  SPEC §7's shaping potential), weight 1 → 0.5 over the run; the agent plays with the
-  final weight. Measured (10 games each, 64 / 256 simulations, untrained network at
-  weight 1): 9-1-0 / 10-0-0 against random; material alone (no potential) drew 9 of
-  10 against random, as a search cannot see a capture beyond its horizon.
+  the shaping potential of :mod:`jungle_train._shaping`), weight 1 → 0.5 over the run;
+  the agent plays with the final weight. Measured (10 games each, 64 / 256
+  simulations, untrained network at weight 1): 9-1-0 / 10-0-0 against random; material
+  alone (no potential) drew 9 of 10 against random, as a search cannot see a capture
+  beyond its horizon.
 
 Both are departures from AlphaZero (which learns from results alone), taken for a
 20-minute CPU budget; the search's own rewards and discounts stay the game's.
@@ -67,7 +68,6 @@ runs on the default device.
 from __future__ import annotations
 
 import functools
-import math
 from typing import Any, NamedTuple
 
 import jax
@@ -92,11 +92,10 @@ from jungle_train._azero_config import (
 from jungle_train._azero_guides import build_network, dqn_guide
 from jungle_train._azero_net import network_evaluation, planes_shape
 from jungle_train._azero_search import make_search, step_result
-from jungle_train._checkpoint import load_checkpoint, save_checkpoint
-from jungle_train._config import config_to_json
 from jungle_train._hand_value import material_balance
+from jungle_train._jax_trainer import JaxRoundTrainer
 from jungle_train._mctx_fast import COMPILER_OPTIONS
-from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
+from jungle_train._metrics import LOSS, TRAIN_SCORE
 from jungle_train._sampling import uniform_legal
 from jungle_train._search_evaluations import blended_evaluation
 from jungle_train._search_slots import in_actions_values
@@ -476,80 +475,38 @@ def make_train(config: Config) -> Any:
 # ------------------------------------------------------------------ checkpoints, CLI
 
 
-class AZeroTrainer:
+class AZeroTrainer(JaxRoundTrainer):
     """:class:`jungle_train._run.Trainer` for AlphaZero: the rounds of :func:`make_train`,
-    compiled once and run a chunk at a time (same network as one ``train(key)`` call)."""
+    compiled once and run a chunk at a time (same network as one ``train(key)`` call).
+    The run state holds the network, Adam, the games and the last block; the playing
+    checkpoint the network's parameters and the config."""
 
     kind = KIND
 
     def __init__(self, config: Config) -> None:
-        self.config = config
-        self._parts = _Parts(config)
-        self._init = jax.jit(self._parts.init)
-        self._round = jax.jit(self._parts.round, compiler_options=COMPILER_OPTIONS)
+        super().__init__(config, _Parts(config), compiler_options=COMPILER_OPTIONS)
 
-    def init(self, seed: int) -> RunnerState:
-        """A fresh run from ``jax.random.key(seed)``."""
-        runner: RunnerState = self._init(jax.random.key(seed))
-        return runner
-
-    def advance(self, state: RunnerState, steps: int) -> tuple[RunnerState, dict[str, Any]]:
-        """Whole rounds covering at least ``steps`` self-play decisions; their metrics
-        summed (counts) or averaged (losses, root value)."""
-        rounds = max(1, math.ceil(steps / self.config.steps_per_round))
-        history = []
-        for _ in range(rounds):
-            state, metrics = self._round(state)
-            history.append(metrics)
-        return state, summarize_rounds(jax.device_get(history))
-
-    def steps_done(self, state: RunnerState) -> int:
-        """Self-play decisions so far."""
-        return int(state.rounds) * self.config.steps_per_round
-
-    def save(self, state: RunnerState, path: str) -> None:
-        """The whole run state (network, Adam, games, last block, key)."""
-        save_checkpoint(
-            path,
-            leaves_to_arrays(state),
-            kind=KIND,
-            config=config_to_json(self.config),
-            step=self.steps_done(state),
-        )
-
-    def load(self, path: str) -> RunnerState:
-        """The run state :meth:`save` wrote, for this config."""
-        ckpt = load_checkpoint(path, kind=KIND, config=config_to_json(self.config))
-        template = jax.eval_shape(self._parts.init, jax.random.key(0))
-        runner: RunnerState = leaves_from_arrays(template, dict(ckpt.arrays), path)
-        return runner
-
-    def save_agent(self, state: RunnerState, path: str, **extra: Any) -> None:
-        """The playing checkpoint: the network's parameters and the config."""
-        save_checkpoint(
-            path,
-            params_to_arrays(state.params),
-            kind=KIND,
-            config=config_to_json(self.config),
-            step=self.steps_done(state),
-            **extra,
-        )
+    def summarize(self, history: list[dict[str, Any]]) -> dict[str, float]:
+        """:func:`summarize_rounds`."""
+        return summarize_rounds(history)
 
     def agent(self, path: str) -> AZeroAgent:
         """The agent that plays from a checkpoint :meth:`save_agent` wrote (the self-play
         search's simulation count; no noise)."""
-        return AZeroAgent(self.config.rule_set, path)
+        return AZeroAgent(self.config.rule_set, path, simulations=self.config.simulations)
 
 
 def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
     """One metrics line from several rounds' metrics: game counts summed into rates,
-    means of the rest.
+    means of the rest; ``loss`` is the sum of the three losses, ``episode_length`` the
+    mean length of the games finished (plies), ``train_score/random`` the searcher's
+    score in the games against a random player.
 
     >>> line = summarize_rounds([{"games": 2.0, "game_length": 100.0, "first_wins": 1.0,
     ...     "draws": 1.0, "root_value": 0.1, "policy_loss": 5.0, "value_loss": 0.5,
     ...     "afterstate_loss": 0.5, "value_targets": 0.25}])
-    >>> line["game_length"], line["first_win_rate"], line["draw_rate"], line["policy_loss"]
-    (50.0, 0.5, 0.5, 5.0)
+    >>> line["episode_length"], line["first_win_rate"], line["draw_rate"], line["loss"]
+    (50.0, 0.5, 0.5, 6.0)
     """
     summed = {k: float(np.sum([float(h[k]) for h in history])) for k in history[0]}
     games = summed["games"]
@@ -557,13 +514,11 @@ def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
     for name in ("root_value", "policy_loss", "value_loss", "afterstate_loss", "value_targets"):
         values = np.array([float(h[name]) for h in history], np.float64)
         out[name] = float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
-    out["game_length"] = summed["game_length"] / games if games else float("nan")
-    # the names `jungle plot` draws for every learner
-    out["loss"] = out["policy_loss"] + out["value_loss"] + out["afterstate_loss"]
-    out["episode_length"] = out["game_length"]
+    out[LOSS] = out["policy_loss"] + out["value_loss"] + out["afterstate_loss"]
+    out["episode_length"] = summed["game_length"] / games if games else float("nan")
     out["first_win_rate"] = summed["first_wins"] / games if games else float("nan")
     out["draw_rate"] = summed["draws"] / games if games else float("nan")
     against = summed.get("random_games", 0.0)
     if against:
-        out["score_random"] = summed["random_points"] / against
+        out[TRAIN_SCORE + "random"] = summed["random_points"] / against
     return out

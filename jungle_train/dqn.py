@@ -18,82 +18,64 @@ where ``train`` is a pure function whose whole loop is jitted and scanned::
 metrics file, evaluation through the arena, resume after a kill); chunked and in-one-go
 runs of the same key give the same network.
 
-**Configs.** :data:`SPEC_CONFIG` is SPEC §7's DQN exactly: the 336-float observation,
-MLP 512-512-512 with dropout 0.2, masked argmax, Adam 1e-4, γ 0.99, batch 64, Huber,
-gradient clip 1.0, double DQN with a target network, prioritised replay ((|δ|+ε)^α, β
-0.4 → 1.0), its rewards (reveal +0.1, plain move +0.05, capture +0.2·rank, own piece
-removed −0.3, ±10 / 0) and its two-phase curriculum (the first 40 % explores with the
-Greedy heuristic's action, ε 0.9 → 0.02; then uniformly random, ε 0.5 → 0.02; the target
-synced more often in phase 1), against random opponents. :data:`CPU_CONFIG` is what learned
-in 30 minutes on a 2-core CPU: SPEC's rewards pay for stalling until the 100-ply draw
-(``../shared/notes/dqn-calibration.md``), so it pays for material only (±0.2·rank taken /
-lost) and charges each decision, shows the network the no-removal clock and two kinds
-of per-square planes (below), and uses the convolutional network (:class:`ConvQNetwork`,
-dueling) against 40 % Greedy opponents, with half of the games after the first starting
-from random endgames (below). Further options (n-step returns, SPEC's Opp−Threat
-shaping, a draw penalty, self-play) are fields; the README says what they did.
-:data:`GPU_CONFIG` is :data:`CPU_CONFIG` with sixteen times the games and updates a round
-(the same replay ratio and schedules), for one GPU: on an H200, 137.5 million decisions
-in under 6 minutes, a network about as strong as the shipped one (README).
+**Configs** (docs/training.md measures them). :data:`SPEC_CONFIG` is the reference DQN:
+the 336-float observation, MLP 512-512-512 with dropout 0.2, Adam 1e-4, γ 0.99, batch
+64, Huber, gradient clip 1.0, double DQN, prioritised replay (β 0.4 → 1.0), rewards for
+reveals (+0.1), plain moves (+0.05), captures (+0.2·rank), own pieces lost (−0.3) and
+the result (±10 / 0), and a two-phase curriculum (the first 40 % explores with the Greedy
+heuristic's action, ε 0.9 → 0.02; then uniformly, ε 0.5 → 0.02), against random
+opponents. Its rewards pay for stalling until the 100-ply draw, so :data:`CPU_CONFIG`
+(what learned in 30 minutes on a 2-core CPU) pays for material only and charges each
+decision, shows the network the no-removal clock and the per-square planes (below),
+and uses the dueling convolutional network (:class:`ConvQNetwork`) against 40 % Greedy
+opponents, half of the games after the first starting from random endgames (below).
+:data:`GPU_CONFIG` is :data:`CPU_CONFIG` with sixteen times the games and updates a
+round (the same replay ratio and schedules), for one GPU.
 
-**Observation planes.** SPEC §6's observation says what is on each square, but a 3×3
+**Observation planes.** The base observation says what is on each square, but a 3×3
 convolution sees only its neighbourhood and reads ranks as rank / 8, leaving the capture
 rule's exception (an Elephant never takes a Rat) to be inferred. ``observation =
 "spec+clock+fields"`` adds, for each rank of the opponent, a plane of ``1 / (1 +
-Manhattan distance)`` to that piece (:func:`enemy_fields`): every square reads how near
-each enemy is and which way it gets nearer. ``"spec+clock+fields+battles"`` adds, for
-each of the mover's face-up pieces and each direction, what moving onto the enemy there
-does (:func:`battle_planes`: takes, both removed, or the mover removed). Both are
-computed from the position alone (the numpy twins in :mod:`jungle_train._learned` play
-the checkpoint without JAX).
+Manhattan distance)`` to that piece (:func:`enemy_fields`); ``"spec+clock+fields+battles"``
+adds, for each of the mover's face-up pieces and each direction, what moving onto the
+enemy there does (:func:`battle_planes`). Both are computed from the position alone (the
+numpy twins in :mod:`jungle_train._learned` play the checkpoint without JAX).
 
 **Endgame starts.** With ``endgame_starts`` > 0, that share of the games that finish
-restart from a random endgame (:mod:`jungle_train._endgames`: every piece face up, 1 to
-``endgame_pieces`` of the learner's ranks and 1 to ``endgame_opponent_pieces`` of the
-opponent's on random squares, the learner to move) instead of the start position: the
-first shipped network's draws against Greedy were mostly won endgames it could not
-convert. Their results are kept apart (``score_endgame``) so the per-opponent scores
-still describe games from the start.
+restart from a random endgame (:mod:`jungle_train._endgames`: every piece face up, the
+learner to move) instead of the start position, so the network learns to convert won
+endgames. Their results are kept apart (``train_score/endgame``), so the per-opponent
+scores still describe games from the start.
 
-**Learner and opponent.** Each game has a learner seat (alternating from game to game,
-so the learner plays first in half) and an opponent fixed by its slot in the batch: the
-opponent mix (:func:`jungle_train._opponents.parse_mix`) is realised as contiguous slots
-(e.g. 25 % greedy = the first quarter of the games), so the costly Greedy runs only on
-its slots. Opponents: uniform random; SPEC §7's Greedy (:mod:`jungle_train._jax_greedy`,
-equal to the pure agent); self-play against a frozen copy of the network (masked
-argmax), refreshed every ``self_play_period`` updates. A transition is the learner's
-decision: its observation, its action, the reward over its ply and the opponent's reply
-(from the learner's side), and whether the game ended; the next observation is the
-learner's next decision in the same game.
+**Learner and opponent.** Each game has a learner seat (alternating from game to game)
+and an opponent fixed by its slot in the batch: the opponent mix
+(:func:`jungle_train._opponents.parse_mix`) is realised as contiguous slots, so the
+costly Greedy (:mod:`jungle_train._jax_greedy`) runs only on its slots; self-play meets
+a frozen copy of the network, refreshed every ``self_play_period`` updates. A transition
+is the learner's decision: its position, its action, the reward over its ply and the
+opponent's reply, and whether the game ended.
 
-**Replay.** flashbax's prioritised trajectory buffer (the field's replay inside jit)
-holds compact positions (``board int8[56]``, face-down mask, clock, legal mask) in
-``[num_envs, time]`` order; sampling sequences of ``n_step + 1`` gives n-step returns
-(cut at the end of a game). Observations are computed when sampled (``JaxEnv.observe``
-reads only the position). Importance weights ``(N·P)^−β`` normalised by the batch's
-largest; new priorities ``|δ| + ε`` (flashbax applies the exponent α).
-
-**Loss.** ``rlax.double_q_learning`` on the n-step return with the target network's
-value of the online network's masked argmax, ``rlax.huber_loss``, weighted by the
-importance weights; ``optax`` clip-by-global-norm then Adam.
+**Replay and loss.** flashbax's prioritised trajectory buffer holds compact positions
+in ``[num_envs, time]`` order; sampling sequences of ``n_step + 1`` gives n-step returns
+(cut at the end of a game), and observations are computed when sampled. Importance
+weights ``(N·P)^−β`` are normalised by the batch's largest; new priorities are ``|δ| +
+ε``. The loss is :func:`double_q_loss`; ``optax`` clips the gradient's norm, then Adam.
 
 **Randomness.** Every key is split and used once. Per iteration one ``jax.random.bits``
 call gives a few 32-bit words per game; exploration coins, uniform legal actions and
 Greedy's tie-breaks are integer hashes of those words (:mod:`jungle_train._sampling`):
 ``jax.random`` over ``[B, 280]`` costs more than a DARK step on a CPU.
 
-**Layout.** The algorithm (config, acting, opponents, replay, loss, update, rounds,
-trainer) stays in this one module, as the issue asks and PureJaxRL does, which makes it
-longer than the house's ~600 lines; the parts that are not the algorithm live beside it:
-the networks (:mod:`jungle_train._qnets`), the board arithmetic of the rewards
-(:mod:`jungle_train._board`), pytrees in checkpoints (:mod:`jungle_train._pytree_io`).
+**Layout.** The algorithm stays in this one module, as in PureJaxRL; the networks
+(:mod:`jungle_train._qnets`), the board arithmetic of the rewards
+(:mod:`jungle_train._board`) and pytrees in checkpoints (:mod:`jungle_train._pytree_io`)
+live beside it.
 
 **Devices.** The batch of games (environment states, and the replay's leading axis) is
-sharded over every local device with ``jax.sharding`` (a 1-D mesh named ``"games"``);
-parameters and optimiser state are replicated, so one CPU, one GPU or eight run the same
-code. Across hosts, JAX's own runtime does it: call ``jax.distributed.initialize()`` on
-every host before building the trainer, and the mesh spans ``jax.devices()`` of all hosts
-(each process then holds its own games; see the README section "DQN on many devices").
+sharded over every local device (a 1-D mesh named ``"games"``); parameters and optimiser
+state are replicated, so one CPU, one GPU or eight run the same code. Across hosts, call
+``jax.distributed.initialize()`` on every host before building the trainer, and the mesh
+spans ``jax.devices()`` of all hosts (each process holds its own games).
 """
 
 from __future__ import annotations
@@ -108,7 +90,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-import rlax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jungle_core import DARK, Rules
@@ -126,6 +107,7 @@ from jungle_train._learned import (
     battle_table,
     field_table,
 )
+from jungle_train._metrics import LOSS, TRAIN_SCORE
 from jungle_train._opponents import parse_mix
 from jungle_train._qnets import ConvQNetwork, QNetwork
 from jungle_train._sampling import best_action, coin, hash_words, uniform_legal
@@ -147,7 +129,7 @@ KIND = "dqn"
 
 @dataclasses.dataclass(frozen=True)
 class Config(RoundSchedule):
-    """A DQN run. Defaults are SPEC §7's (:data:`SPEC_CONFIG`)."""
+    """A DQN run. Defaults are the reference DQN's (:data:`SPEC_CONFIG`)."""
 
     total_steps: int = 20_000_000
     """Learner decisions to train for, over all games (sets the schedules' length)."""
@@ -158,7 +140,7 @@ class Config(RoundSchedule):
     updates_per_rollout: int = 16
     """Gradient updates per round (replay ratio = updates × batch / (envs × rollout))."""
     network: str = "mlp"
-    """``"mlp"`` (SPEC §7) or ``"conv"``: 3×3 convolutions over the board with a
+    """``"mlp"`` (the reference) or ``"conv"``: 3×3 convolutions over the board with a
     per-square head (each square's reveal and four moves), see :class:`ConvQNetwork`."""
     hidden: tuple[int, ...] = (512, 512, 512)
     """Widths of the MLP's hidden layers (ReLU)."""
@@ -171,15 +153,16 @@ class Config(RoundSchedule):
     dueling: bool = False
     """Dueling head for the convolutional network (a state value plus advantages)."""
     observation: str = "spec"
-    """``"spec"``: SPEC §6's 336 floats; ``"spec+clock"``: plus plies since a removal /
-    100; ``"spec+clock+fields"``: plus 8 planes of 56 floats (:func:`enemy_fields`);
-    ``"spec+clock+fields+battles"``: plus 4 more (:func:`battle_planes`)."""
+    """``"spec"``: the 336 floats of ``JaxEnv.observe``; ``"spec+clock"``: plus plies
+    since a removal / 100; ``"spec+clock+fields"``: plus 8 planes of 56 floats
+    (:func:`enemy_fields`); ``"spec+clock+fields+battles"``: plus 4 more
+    (:func:`battle_planes`)."""
     learning_rate: float = 1e-4
     """Adam's learning rate."""
     gamma: float = 0.99
     """Discount per learner decision."""
     n_step: int = 1
-    """Steps of the return before bootstrapping (1 = SPEC's one-step DQN)."""
+    """Steps of the return before bootstrapping (1: one-step DQN)."""
     batch_size: int = 64
     """Transitions per gradient update."""
     grad_clip: float = 1.0
@@ -211,8 +194,8 @@ class Config(RoundSchedule):
     decision_reward: float = 0.0
     """Added at every learner decision (a cost when negative)."""
     shaping: float = 0.0
-    """Scale of SPEC §7's Q-learning shaping ``Δ(Opp) − Δ(Threat)`` per ply (0: off);
-    the potential is :func:`jungle_train._shaping.potential`'s (:func:`potential`)."""
+    """Scale of the shaping ``Δ(Opp) − Δ(Threat)`` per ply (0: off); the potential is
+    :func:`jungle_train._shaping.potential`'s (:func:`potential`)."""
     win_reward: float = 10.0
     """Terminal reward of a win (a loss gets its negative)."""
     draw_reward: float = 0.0
@@ -289,7 +272,7 @@ class Config(RoundSchedule):
 
 
 SPEC_CONFIG = Config()
-"""SPEC §7's DQN as written (reproducible; measured not to learn in 30 CPU minutes)."""
+"""The reference DQN (reproducible; measured not to learn in 30 CPU minutes)."""
 
 CPU_CONFIG = Config(
     total_steps=11_000_000,
@@ -297,37 +280,29 @@ CPU_CONFIG = Config(
     rollout_length=4,
     updates_per_rollout=4,
     network="conv",
-    channels=32,
-    conv_layers=3,
     dueling=True,
     dropout=0.0,
     observation="spec+clock+fields+battles",
     learning_rate=3e-4,
-    gamma=0.99,
-    n_step=1,
     batch_size=128,
     buffer_size=131_072,
     min_buffer=8_192,
     reveal_reward=0.0,
     move_reward=0.0,
-    capture_reward=0.2,
     lost_piece_reward=0.0,
     lost_rank_reward=-0.2,
     decision_reward=-0.05,
-    win_reward=10.0,
-    draw_reward=0.0,
     phase1_fraction=0.3,
     phase1_epsilon=(0.5, 0.05),
     phase2_epsilon=(0.2, 0.02),
-    phase1_target_period=250,
     phase2_target_period=500,
     opponents="random=0.6,greedy=0.4",
     self_play_period=1000,
     endgame_starts=0.5,
-    endgame_pieces=5,
     endgame_opponent_pieces=2,
 )
-"""The config of the shipped checkpoint: sized for 30 minutes on a 2-core CPU."""
+"""The config of the shipped checkpoint, sized for 30 minutes on a 2-core CPU (the
+fields it does not name keep the reference's values)."""
 
 GPU_CONFIG = dataclasses.replace(
     CPU_CONFIG, total_steps=100_000_000, num_envs=4096, updates_per_rollout=64
@@ -335,10 +310,8 @@ GPU_CONFIG = dataclasses.replace(
 """The shipped config's run on one GPU: 4,096 games at once instead of 256, and 64
 updates of 128 a round instead of 4, so that the replay ratio (0.5 sampled transitions
 per decision), the replay's age in updates and every schedule per decision stay the
-``cpu`` config's; only the games are sixteen times as many. ``total_steps`` is a round
-figure (about 4 minutes on an H200); ``benchmarks/device_dqn.sh`` replaces it (``--steps``,
-which sizes the schedules too) with what the measured rate fits into a lent machine's
-budget."""
+``cpu`` config's. ``total_steps`` is a round figure (``--steps`` replaces it, and sizes
+the schedules too)."""
 
 CONFIGS = {"spec": SPEC_CONFIG, "cpu": CPU_CONFIG, "gpu": GPU_CONFIG}
 """Named configs for ``jungle train dqn --config NAME``."""
@@ -361,8 +334,8 @@ def make_network(config: Config) -> nn.Module:
 
 
 def observe(env: JaxEnv, config: Config, state: JaxState) -> jax.Array:
-    """``float32[obs]``: the learner's input for one position (SPEC §6's 336 floats for
-    the player to move, then the clock with ``spec+clock``)."""
+    """``float32[obs]``: the learner's input for one position (the 336 floats of
+    ``JaxEnv.observe`` for the player to move, then the clock and the planes)."""
     clock, planes = OBSERVATIONS[config.observation]
     parts = [env.observe(state).reshape(-1)]
     if clock:
@@ -526,6 +499,40 @@ def _schedule(config: Config, step: jax.Array) -> tuple[jax.Array, jax.Array, ja
     eps = jnp.where(phase1, a1 + (b1 - a1) * f1, a2 + (b2 - a2) * f2)
     beta = config.beta_start + (config.beta_end - config.beta_start) * jnp.clip(s / total, 0.0, 1.0)
     return phase1, eps, beta
+
+
+def double_q_loss(
+    q: jax.Array,
+    action: jax.Array,
+    returns: jax.Array,
+    bootstrap: jax.Array,
+    q_next_target: jax.Array,
+    q_next_selector: jax.Array,
+    weights: jax.Array,
+    delta: float,
+) -> tuple[jax.Array, jax.Array]:
+    """The weighted Huber loss of double-DQN TD errors, and the errors ``float32[M]``.
+
+    For each of the ``M`` transitions, the target is ``returns + bootstrap ·
+    q_next_target[argmax q_next_selector]`` (the online network picks the next action,
+    the target network values it; ``bootstrap`` is γⁿ, or 0 after the game's end) and the
+    error ``target - q[action]``, the target held fixed (no gradient flows into it).
+    ``q``, ``q_next_target`` and ``q_next_selector`` are ``float32[M, A]`` (illegal
+    actions already pushed down in the selector), ``action`` ``int32[M]``, the rest
+    ``float32[M]``; the loss is ``mean(weights · huber(error, delta))``.
+
+    >>> import jax.numpy as jnp
+    >>> q, nxt = jnp.array([[1.0, 2.0]]), jnp.array([[3.0, 5.0]])
+    >>> loss, td = double_q_loss(q, jnp.array([1]), jnp.array([1.0]), jnp.array([0.5]),
+    ...                          nxt, jnp.array([[0.0, -1.0]]), jnp.array([1.0]), 1.0)
+    >>> float(td[0]), float(loss)  # 1 + 0.5 * 3 - 2; 0.5 * 0.5²
+    (0.5, 0.125)
+    """
+    best = jnp.argmax(q_next_selector, axis=-1)
+    next_value = jnp.take_along_axis(q_next_target, best[:, None], axis=-1)[:, 0]
+    target = jax.lax.stop_gradient(returns + bootstrap * next_value)
+    td = target - jnp.take_along_axis(q, action[:, None], axis=-1)[:, 0]
+    return jnp.mean(weights * optax.huber_loss(td, delta=delta)), td
 
 
 class _Parts:
@@ -776,15 +783,11 @@ class _Parts:
         obs = jax.vmap(functools.partial(observe, env, config))(_state_of(first))
         obs_next = jax.vmap(functools.partial(observe, env, config))(_state_of(last))
         q = self.network.apply(params, obs, deterministic=False, rngs={"dropout": key})
-        q = jnp.asarray(q)
         q_next_online = jnp.asarray(self.network.apply(params, obs_next))
         q_next_target = jnp.asarray(self.network.apply(target_params, obs_next))
         selector = jnp.where(last.legal, q_next_online, -1e9)
-        td = jax.vmap(rlax.double_q_learning)(
-            q, batch.action[:, 0], returns, bootstrap, q_next_target, selector
-        )
-        loss = jnp.mean(weights * rlax.huber_loss(td, config.huber_delta))
-        return loss, td
+        chosen = (jnp.asarray(q), batch.action[:, 0], returns, bootstrap, q_next_target)
+        return double_q_loss(*chosen, selector, weights, config.huber_delta)
 
     def update(
         self, runner: RunnerState, step: jax.Array, items: jax.Array
@@ -882,10 +885,8 @@ class _Parts:
             return self.update(r, step, items)
 
         def skip(r: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
-            return r, {
-                "loss": jnp.full((config.updates_per_rollout,), jnp.nan),
-                "td_error": jnp.full((config.updates_per_rollout,), jnp.nan),
-            }
+            nan = jnp.full((config.updates_per_rollout,), jnp.nan)
+            return r, {LOSS: nan, "td_error": nan}
 
         def run(r: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
             return jax.lax.scan(learn, r, None, length=config.updates_per_rollout)
@@ -973,7 +974,7 @@ def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
     >>> line = summarize_rounds([{"games_random": 2.0, "points_random": 1.5, "wins_random": 1.0,
     ...     "episodes": 2.0, "episode_length": 100.0, "episode_return": 4.0,
     ...     "loss": 0.5, "reward": 0.1, "epsilon": 0.3, "td_error": 1.0}])
-    >>> line["score_random"], line["episode_length"], line["loss"]
+    >>> line["train_score/random"], line["episode_length"], line["loss"]
     (0.75, 50.0, 0.5)
     """
     total: dict[str, float] = {}
@@ -986,23 +987,15 @@ def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:
             if np.isfinite(values).any()
             else float("nan")
         )
-    out: dict[str, float] = {
-        "loss": total.get("loss", float("nan")),
-        "td_error": total.get("td_error", float("nan")),
-        "reward": total.get("reward", float("nan")),
-        "epsilon": float(history[-1]["epsilon"]),
-        "episodes": total.get("episodes", 0.0),
-    }
-    episodes = total.get("episodes", 0.0)
-    out["episode_length"] = (
-        total.get("episode_length", 0.0) / episodes if episodes else float("nan")
-    )
-    out["episode_return"] = (
-        total.get("episode_return", 0.0) / episodes if episodes else float("nan")
-    )
+    nan = float("nan")
+    out = {name: total.get(name, nan) for name in (LOSS, "td_error", "reward")}
+    out["epsilon"] = float(history[-1]["epsilon"])
+    out["episodes"] = episodes = total.get("episodes", 0.0)
+    for name in ("episode_length", "episode_return"):
+        out[name] = total.get(name, 0.0) / episodes if episodes else nan
     for name in _GAME_KINDS:
         games = total.get(f"games_{name}", 0.0)
         if games:
-            out[f"score_{name}"] = total[f"points_{name}"] / games
-            out[f"win_rate_{name}"] = total[f"wins_{name}"] / games
+            out[TRAIN_SCORE + name] = total[f"points_{name}"] / games
+            out[f"win_rate/{name}"] = total[f"wins_{name}"] / games
     return out

@@ -1,4 +1,4 @@
-"""Tabular Q-learning on the pure DARK core (SPEC §7, "Tabular Q-learning").
+"""Tabular Q-learning on the pure DARK core.
 
 ``Q(s, a)`` lives in a table keyed by the hashable :class:`jungle_core.State`; one-step
 Q-learning ``Q(s, a) += α (r + γ max_a' Q(s', a') - Q(s, a))`` (``r + 0`` at the end of
@@ -6,7 +6,7 @@ the game) with α = 0.1, γ = 0.95 (:attr:`Config.discount`, for the ablation ov
 ε-greedy exploration with decay, the reward of :mod:`jungle_train._shaping`. A step is one
 decision of the learner (its ply and the opponent's reply).
 
-Decisions where SPEC §7 is silent:
+The choices beyond the textbook algorithm:
 
 - **The key** is the state with its counters normalised: ``ply``,
   ``plies_since_removal`` and ``history`` set to 0 / ``()``, so the key is the board, the
@@ -16,7 +16,7 @@ Decisions where SPEC §7 is silent:
   learner's own ply, :func:`jungle_train._shaping.expected_ply_reward` (the step cost, the
   expected material change and shaping, the end of the game if the ply ends it). DARK has
   far more states than a game visits, so most positions a trained agent meets are unseen:
-  this initialisation makes them a one-ply look-ahead on the SPEC's reward instead of
+  this initialisation makes them a one-ply look-ahead on the training reward instead of
   random play, and the table corrects it where experience exists. Only updated entries are
   stored.
 - **Exploration**: ε starts at :attr:`Config.epsilon_start` and is multiplied by
@@ -51,7 +51,7 @@ games the one-ply look-ahead cannot finish (the no-removal limit).
 >>> learner = QLearner(Config())
 >>> state = learner.init(seed=0)
 >>> state, metrics = learner.advance(state, 20)
->>> learner.steps_done(state), 0.0 <= metrics["win_rate"] <= 1.0
+>>> learner.steps_done(state), metrics["loss"] >= 0.0
 (20, True)
 """
 
@@ -70,6 +70,7 @@ from jungle_core import DARK, Rules, State, from_fen, legal_actions, score, to_f
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._config import config_to_json
 from jungle_train._errors import CheckpointError, ConfigError
+from jungle_train._metrics import LOSS, TRAIN_SCORE
 from jungle_train._opponents import parse_mix
 from jungle_train._shaping import (
     Policy,
@@ -91,7 +92,7 @@ Table = dict[State, dict[int, float]]
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-    """Tabular Q-learning (SPEC §7)."""
+    """Tabular Q-learning's settings (every field checked on construction)."""
 
     alpha: float = 0.1
     """Learning rate α."""
@@ -245,13 +246,18 @@ class QLearner:
         return RunState({}, frozen, rng, game, epsilon=self.config.epsilon_start)
 
     def advance(self, state: RunState, steps: int) -> tuple[RunState, dict[str, Any]]:
-        """Train ``steps`` learner decisions; the chunk's metrics."""
+        """Train ``steps`` learner decisions; the chunk's metrics: ``loss`` (the mean of
+        ½δ², which each update descends by a step of α), ``td_error`` (mean ``|δ|``),
+        ``epsilon``, ``reward`` (per decision), ``episode_length`` and
+        ``train_score/<opponent>`` of the games finished, ``games`` (so far) and
+        ``table_states``."""
         c = self.config
         run = state
         frozen = self._frozen_policy(run)
         td_errors: list[float] = []
         rewards: list[float] = []
         lengths: list[int] = []
+        scores: dict[str, list[float]] = {}
         length = 0
         for _ in range(steps):
             game = run.game
@@ -263,7 +269,7 @@ class QLearner:
                 target += c.discount * max(self._values.of(run.table, after)[1].values())
             error = target - values[action]
             run.table.setdefault(key, {})[action] = values[action] + c.alpha * error
-            td_errors.append(abs(error))
+            td_errors.append(error)
             rewards.append(reward)
             run.steps += 1
             length += 1
@@ -271,15 +277,18 @@ class QLearner:
                 run.frozen = {k: dict(v) for k, v in run.table.items()}
             if done:
                 self._finish(run, after, game.learner)
+                scores.setdefault(game.opponent, []).append(run.recent[-1])
                 lengths.append(length)
                 length = 0
                 run.game = TrainingGame.start(run.rng, c.mix, frozen, self.rules)
+        errors = np.array(td_errors)
         return run, {
-            "td_error": float(np.mean(td_errors)),
+            LOSS: float(np.mean(0.5 * errors**2)),
+            "td_error": float(np.mean(np.abs(errors))),
             "epsilon": run.epsilon,
-            "mean_reward": float(np.mean(rewards)),
+            "reward": float(np.mean(rewards)),
             "episode_length": float(np.mean(lengths)) if lengths else float("nan"),
-            "win_rate": float(np.mean(run.recent)) if run.recent else 0.0,
+            **{TRAIN_SCORE + o: float(np.mean(v)) for o, v in sorted(scores.items())},
             "games": run.games,
             "table_states": len(run.table),
         }

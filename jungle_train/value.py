@@ -1,10 +1,10 @@
 """A value network for search: positions from many games at once, labelled by the result.
 
-``jungle train value`` (SPEC §7 "Search + network"; issue "Agents that win instead of
-drawing", part 1). Each round, jitted as one function:
+``jungle train value`` trains the network that search agents use at their leaves. Each
+round, jitted as one function:
 
 1. **Play.** ``num_envs`` DARK games run ``rollout_length`` plies on the JAX core with
-   auto-reset. Both seats of a game play ε-greedy on SPEC §7's Greedy (the exact JAX
+   auto-reset. Both seats of a game play ε-greedy on the Greedy agent (the exact JAX
    Greedy, :mod:`jungle_train._jax_greedy`), with ε spread over the games from
    ``epsilon_low`` to ``epsilon_high`` and a share of games fully random: positions from
    careful play and from wild play, decisive games and drawn ones.
@@ -62,7 +62,7 @@ class Config(RoundSchedule):
     rollout_length: int = 256
     """Plies each game plays per round (a game continues into the next round)."""
     epsilon_low: float = 0.02
-    """ε of the most careful games (ε-greedy on SPEC §7's Greedy)."""
+    """ε of the most careful games (ε-greedy on the Greedy agent)."""
     epsilon_high: float = 0.5
     """ε of the wildest ε-greedy games."""
     random_share: float = 0.25
@@ -123,7 +123,8 @@ class Runner(NamedTuple):
 
 
 def _observe(env: JaxEnv, state: JaxState) -> jax.Array:
-    """``float32[337]``: the network's input (SPEC §6 for the mover, then the clock)."""
+    """``float32[337]``: the network's input (``JaxEnv.observe`` for the mover, then the
+    clock)."""
     clock = state.plies_since_removal.astype(jnp.float32) / env.rules.no_removal_limit
     return jnp.concatenate([env.observe(state).reshape(-1), clock[None]])
 

@@ -1,5 +1,4 @@
-"""Approximate Q-learning (SPEC §7): updates, schedules, the shared runner, checkpoints,
-resume."""
+"""Approximate Q-learning: updates, schedules, the shared runner, checkpoints, resume."""
 
 from __future__ import annotations
 
@@ -55,7 +54,8 @@ def test_smoke_run_training(tmp_path: Path) -> None:
     )
     lines = read_metrics(out / "metrics.jsonl")
     assert [line["step"] for line in lines] == [30, 60]
-    assert {"loss", "td_error", "epsilon", "gamma", "mean_reward", "win_rate"} <= set(lines[-1])
+    assert {"loss", "td_error", "epsilon", "gamma", "reward", "recent_score"} <= set(lines[-1])
+    assert 0.0 <= lines[-1]["score/random"] <= 1.0
     assert (out / "run.npz").exists() and (out / "agent.npz").exists()
 
 

@@ -138,7 +138,7 @@ def test_endgame_starts_are_played_and_counted_apart() -> None:
     assert seen_endgame and games["endgame"] > 0 and games["random"] > 0
     assert games["random"] + games["self"] + games["endgame"] == games["all"]
     line = dqn.summarize_rounds([{k: float(v) for k, v in metrics.items()}])
-    assert "score_endgame" in line or int(metrics["games_endgame"]) == 0
+    assert "train_score/endgame" in line or int(metrics["games_endgame"]) == 0
     with pytest.raises(ValueError, match="endgame_starts"):
         dataclasses.replace(LIGHT, endgame_starts=1.5)
 

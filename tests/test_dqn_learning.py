@@ -145,6 +145,77 @@ def test_loss_equals_a_numpy_reference(tiny_run: tuple[Any, dict[str, Any]]) -> 
     assert abs(float(loss) - ref_loss) < 1e-4 * max(1.0, abs(ref_loss))
 
 
+def _loss_batch(seed: int) -> list[np.ndarray[Any, Any]]:
+    """Six transitions over twelve actions: Q-values, actions, returns, bootstraps (a
+    third of them 0, as after a game's end), next Q of both networks, legal masks and
+    importance weights, all from ``default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    m, a = 6, 12
+    q = rng.normal(0, 3, (m, a)).astype(np.float32)
+    action = rng.integers(0, a, m).astype(np.int32)
+    returns = rng.normal(0, 2, m).astype(np.float32)
+    bootstrap = np.where(rng.random(m) < 0.3, 0.0, 0.99 ** rng.integers(1, 4, m))
+    q_target = rng.normal(0, 3, (m, a)).astype(np.float32)
+    q_online = rng.normal(0, 3, (m, a)).astype(np.float32)
+    legal = rng.random((m, a)) < 0.5
+    legal[:, 0] = True
+    weights = rng.random(m).astype(np.float32)
+    selector = np.where(legal, q_online, -1e9).astype(np.float32)
+    return [q, action, returns, bootstrap.astype(np.float32), q_target, selector, weights]
+
+
+# (seed, Huber delta) -> loss, TD errors, sum and sum of |.| of the loss's gradient in q:
+# computed with rlax.double_q_learning and rlax.huber_loss, which the loss replaced
+PINNED = [
+    (
+        (0, 1.0),
+        1.3524856567382812,
+        [0.557914, 0.865828, -7.538966, -7.245158, 0.474482, -0.612543],
+        0.15884529054164886,
+        0.34286558628082275,
+    ),
+    (
+        (1, 1.0),
+        0.7605292201042175,
+        [4.044925, 0.186939, -1.900485, 2.614233, 2.87394, 1.388341],
+        -0.2443934679031372,
+        0.4511669874191284,
+    ),
+    (
+        (2, 10.0),
+        4.571852207183838,
+        [-4.353638, -3.505929, 2.901843, 3.945883, -2.271826, 7.230552],
+        -0.5696322321891785,
+        2.0288233757019043,
+    ),
+]
+
+
+@pytest.mark.parametrize(("case", "loss", "td", "grad_sum", "grad_abs"), PINNED)
+def test_double_q_loss_equals_the_pinned_rlax_values(
+    case: tuple[int, float], loss: float, td: list[float], grad_sum: float, grad_abs: float
+) -> None:
+    seed, delta = case
+    q, action, returns, bootstrap, q_target, selector, weights = (
+        jnp.asarray(x) for x in _loss_batch(seed)
+    )
+
+    def of_q(q: jax.Array) -> tuple[jax.Array, jax.Array]:
+        return dqn.double_q_loss(q, action, returns, bootstrap, q_target, selector, weights, delta)
+
+    (got, got_td), grad = jax.value_and_grad(of_q, has_aux=True)(q)
+    assert float(got) == pytest.approx(loss, rel=1e-6)
+    np.testing.assert_allclose(np.asarray(got_td), td, rtol=1e-5, atol=1e-5)
+    assert float(jnp.sum(grad)) == pytest.approx(grad_sum, rel=1e-5)
+    assert float(jnp.sum(jnp.abs(grad))) == pytest.approx(grad_abs, rel=1e-5)
+
+    # the target is held fixed: no gradient reaches the next position's values
+    def of_target(t: jax.Array) -> jax.Array:
+        return dqn.double_q_loss(q, action, returns, bootstrap, t, selector, weights, delta)[0]
+
+    assert float(jnp.sum(jnp.abs(jax.grad(of_target)(q_target)))) == 0.0
+
+
 def test_numpy_forward_equals_the_flax_network(tiny_run: tuple[Any, dict[str, Any]]) -> None:
     runner, _ = tiny_run
     x = np.random.default_rng(0).random((5, 337)).astype(np.float32)

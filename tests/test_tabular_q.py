@@ -1,4 +1,4 @@
-"""Tabular Q-learning (SPEC §7): training through the shared runner, checkpoints, resume."""
+"""Tabular Q-learning: training through the shared runner, checkpoints, resume."""
 
 from __future__ import annotations
 
@@ -47,8 +47,8 @@ def test_smoke_run_training(tmp_path: Path) -> None:
     )
     lines = read_metrics(out / "metrics.jsonl")
     assert [line["step"] for line in lines] == [30, 60]
-    assert {"td_error", "epsilon", "mean_reward", "win_rate"} <= set(lines[-1])
-    assert 0.0 <= lines[-1]["eval"]["random"] <= 1.0
+    assert {"loss", "td_error", "epsilon", "reward", "games"} <= set(lines[-1])
+    assert 0.0 <= lines[-1]["score/random"] <= 1.0
     assert (out / "run.npz").exists() and (out / "agent.npz").exists()
 
 
