@@ -11,8 +11,9 @@ Every learner runs under one loop (:func:`run_training`: checkpoints written ato
 JSON Lines metrics file, evaluation games through the arena, resume after a kill), is made
 by :func:`make_trainer` from its kind and a config (:func:`resolve_config`: a named config,
 a TOML or JSON file, or the defaults), and is played by
-``make_agent("dqn" | "qlearn" | "approxq"[":path=FILE"], DARK)``: the agents join :mod:`jungle_agents`' registry through the ``jungle.agents`` entry points,
-so the agents package never imports this one. Importing this package imports nothing
+``make_agent("dqn" | "qlearn" | "approxq"[":path=FILE"], DARK)``: the agents join
+:mod:`jungle_agents`' registry through the ``jungle.agents`` entry points, so the agents
+package never imports this one. Importing this package imports nothing
 heavy; the DQN module brings JAX.
 
 Sits on top of :mod:`jungle_core` and :mod:`jungle_agents`.
