@@ -1,4 +1,4 @@
-"""``jungle engine SPEC``: an agent of the registry served over the engine protocol.
+"""``jungle engine AGENT``: an agent of the registry served over the engine protocol.
 
 The protocol (docs/engine.md) is the line protocol chess-style Jungle engines, GUIs and
 tournament managers speak on standard input and output; :mod:`jungle_agents.engine`
@@ -44,7 +44,9 @@ def add_engine_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "printf 'jcei\\nposition startpos\\ngo movetime 200\\nquit\\n' | jungle engine greedy",
         ],
     )
-    engine.add_argument("spec", metavar="SPEC", help="the agent to serve (see `jungle agents`)")
+    engine.add_argument(
+        "spec", metavar="AGENT", help="the agent to serve, as a spec (see `jungle agents`)"
+    )
     engine.add_argument(
         "--rules", default="classic", metavar="RULES", help="rule set: classic | dark"
     )

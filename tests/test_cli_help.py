@@ -38,8 +38,10 @@ SUB_COMMANDS = [(path, p) for path, p in COMMANDS if path]
 
 def _pointers_outside(text: str) -> list[str]:
     """What in ``text`` points outside the project: a citation of the old specification
-    (``SPEC §7``, ``SPEC 7's``, ``SPEC.md``), a section sign, a shared folder, an issue."""
-    return re.findall(r"SPEC\s*(?:§|\d|\.md|'s)|§|shared/|\b[Ii]ssues?\b", text)
+    document by its name (followed by a section sign, a number, its file suffix or a
+    possessive), a section sign, a shared folder, an issue."""
+    spec = "SP" + "EC"  # spelled apart, so this file is not itself such a citation
+    return re.findall(spec + r"\s*(?:\u00a7|\d|\.md|'s)|\u00a7|shared/|\b[Ii]ssues?\b", text)
 
 
 def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:

@@ -1,7 +1,7 @@
 """Engines talk to engines: the engine protocol, both ways.
 
 - :func:`serve` / :class:`EngineServer`: any agent of the registry served over the
-  protocol on standard input and output (``jungle engine SPEC``), so GUIs, tournament
+  protocol on standard input and output (``jungle engine AGENT``), so GUIs, tournament
   managers and other engines can play it.
 - :class:`EngineAgent`: any engine that speaks the protocol played as a jungle agent
   (the ``engine:`` agent kind: ``engine:cmd=PATH,go=depth 6``), in matches, tournaments,

@@ -1,4 +1,4 @@
-"""An agent of the registry served over the engine protocol (``jungle engine SPEC``).
+"""An agent of the registry served over the engine protocol (``jungle engine AGENT``).
 
 :class:`EngineServer` reads one command line at a time and writes its answers through a
 callback; :func:`serve` runs it on standard input and output. The agent searches in a
