@@ -12,8 +12,13 @@ allow_pickle=False)``):
   name, dtype, shape and bytes, so a truncated or edited file is refused.
 
 Writing goes to a temporary file in the same folder, is flushed and fsynced, gets the
-user's normal file mode (``0o666`` less the umask) and is renamed over the target, so a
-kill at any moment leaves either the old checkpoint or the new one, never half of one.
+user's normal file mode (``0o666`` less the umask) and is renamed over the target (the
+folder fsynced after, so the rename lasts), so a kill at any moment leaves either the old
+checkpoint or the new one, never half of one. A kill mid-write can leave the temporary
+file behind (``.run.npz.<random>.tmp``): reading never looks at it, and the next
+:func:`save_checkpoint` to the same path removes it (a checkpoint file has one writer).
+A file cut or damaged from outside is refused with :class:`CheckpointError` naming it,
+whatever byte it ends on: never loaded as garbage.
 
 >>> import tempfile, os
 >>> import numpy as np
@@ -27,12 +32,12 @@ kill at any moment leaves either the old checkpoint or the new one, never half o
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import io
 import json
 import os
 import tempfile
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -111,6 +116,26 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    _fsync_folder(target.parent)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (where the system lets a folder be fsynced)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _temporaries(path: Path) -> list[Path]:
+    """The temporary files :func:`atomic_write` makes for ``path`` that are there now."""
+    return sorted(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
 
 
 def save_checkpoint(
@@ -123,7 +148,8 @@ def save_checkpoint(
     **extra: Any,
 ) -> None:
     """Write ``arrays`` and a header (``kind``, ``config``, ``step`` and ``extra``, all
-    JSON) to ``path`` atomically; the folder is created when missing."""
+    JSON) to ``path`` atomically; the folder is created when missing, and the temporary
+    files a killed earlier write of ``path`` left there are removed."""
     arrays = {name: np.asarray(a) for name, a in arrays.items()}
     for name, a in arrays.items():
         if name.startswith("__"):
@@ -139,8 +165,11 @@ def save_checkpoint(
         _DIGEST: np.frombuffer(_digest(meta, arrays), dtype=np.uint8),
     }
     np.savez(buffer, **contents)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, buffer.getvalue())
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for leftover in _temporaries(target):  # a write of this file killed midway
+        leftover.unlink(missing_ok=True)
+    atomic_write(target, buffer.getvalue())
 
 
 def load_checkpoint(
@@ -164,11 +193,12 @@ def load_checkpoint(
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
-    except FileNotFoundError as error:
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
         raise CheckpointError(f"{where}: cannot read the checkpoint: {error.strerror}") from None
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as error:
+    except Exception as error:  # a torn zip fails in many ways (zipfile, zlib, numpy): each refused
         raise CheckpointError(
-            f"{where}: not a readable checkpoint (truncated or not an .npz file: {error})"
+            f"{where}: not a readable checkpoint (truncated or not an .npz file: "
+            f"{type(error).__name__}: {error})"
         ) from None
     meta_bytes = arrays.pop(_META, None)
     digest = arrays.pop(_DIGEST, None)

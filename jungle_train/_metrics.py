@@ -1,7 +1,11 @@
 """The metrics file of a training run, and the names of the metrics in it.
 
 The file is JSON Lines, one object per chunk of training, each line flushed and fsynced,
-so it is readable while the run goes on and after a kill. Every line has ``step``
+so it is readable while the run goes on and after a kill. A kill can stop the file on any
+byte; the reader and the writer then agree on what the last line is: whole JSON without
+its newline is a finished chunk's line (the reader counts it, and :class:`MetricsLog`
+completes it with its newline before appending), anything else after the last newline
+is torn (the reader skips it, and :class:`MetricsLog` cuts it off). Every line has ``step``
 (environment steps so far) and ``time`` (seconds of training wall time so far), then the
 metrics. Every learner writes the **common metrics** under the same names:
 
@@ -39,6 +43,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -145,21 +150,42 @@ def _clean(value: Any) -> Any:
     return value
 
 
+def _object(line: bytes) -> dict[str, Any] | None:
+    """The JSON object on ``line``, or None where it is not one (torn, blank or other)."""
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return None
+    return entry if isinstance(entry, dict) else None
+
+
+def _whole_end(data: bytes) -> tuple[int, bool]:
+    """Where the whole lines of a metrics file's bytes end, and whether the last of them
+    lacks its newline: a last line without one is whole when it is a JSON object (a
+    proper prefix of a one-line object never is), torn otherwise.
+
+    >>> _whole_end(b'{"step":1}\\n{"step":2}'), _whole_end(b'{"step":1}\\n{"st')
+    ((21, True), (11, False))
+    """
+    if not data or data.endswith(b"\n"):
+        return len(data), False
+    start = data.rfind(b"\n") + 1
+    if _object(data[start:]) is not None:
+        return len(data), True
+    return start, False
+
+
 def read_metrics(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every complete line of a metrics file, in today's names (:func:`upgrade`); a
-    line torn by a kill is skipped, and a missing file has none."""
+    """Every whole line of a metrics file, in today's names (:func:`upgrade`): a last
+    line without its newline counts when it is whole JSON (see the module docstring), a
+    line that is not a JSON object is skipped, and a missing file has none."""
     p = Path(path)
     if not p.exists():
         return []
     out = []
     for line in p.read_bytes().split(b"\n"):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(entry, dict):
+        entry = _object(line) if line.strip() else None
+        if entry is not None:
             out.append(upgrade(entry))
     return out
 
@@ -170,10 +196,8 @@ class MetricsLog:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():  # cut a line torn by a kill
-            data = self.path.read_bytes()
-            if data and not data.endswith(b"\n"):
-                atomic_write(self.path, data[: data.rfind(b"\n") + 1])
+        if self.path.exists():
+            _seal(self.path)
         self._file = open(self.path, "a", encoding="utf-8")  # noqa: SIM115
 
     def append(self, entry: dict[str, Any]) -> None:
@@ -184,9 +208,20 @@ class MetricsLog:
 
     def truncate_after(self, step: int) -> None:
         """Drop the lines of steps after ``step`` (those a resumed run plays again);
-        the lines kept are rewritten in today's names."""
+        the lines kept are rewritten in today's names.
+
+        A run appends a chunk's line before it writes the checkpoint of that chunk, so
+        the file holds a line for every step a checkpoint reached; when it lacks the line
+        of ``step`` (the file was cut after the run wrote it), a :class:`UserWarning`
+        names the file and the step, and the run goes on without those lines."""
         self._file.close()
         keep = [m for m in read_metrics(self.path) if int(m.get("step", 0)) <= step]
+        if step > 0 and not any(int(m.get("step", 0)) == step for m in keep):
+            warnings.warn(
+                f"{self.path}: no line for step {step}, where the run resumes; the file "
+                "lost lines after the run wrote them, and their metrics are gone",
+                stacklevel=2,
+            )
         atomic_write(
             self.path, "".join(json.dumps(m, separators=(",", ":")) + "\n" for m in keep).encode()
         )
@@ -195,3 +230,17 @@ class MetricsLog:
     def close(self) -> None:
         """Close the file."""
         self._file.close()
+
+
+def _seal(path: Path) -> None:
+    """End the file on a whole line before appending: complete a whole last line with
+    its newline, cut a torn one off (:func:`_whole_end`), each made durable (fsync)."""
+    data = path.read_bytes()
+    end, unterminated = _whole_end(data)
+    if unterminated:
+        with open(path, "ab") as f:
+            f.write(b"\n")
+            f.flush()
+            os.fsync(f.fileno())
+    elif end < len(data):
+        atomic_write(path, data[:end])

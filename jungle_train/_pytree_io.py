@@ -33,6 +33,9 @@ def to_host(x: jax.Array) -> np.ndarray[Any, Any]:
 
 
 def leaves_to_arrays(tree: Any) -> dict[str, np.ndarray[Any, Any]]:
+    """Every leaf of ``tree`` as ``{"run/0000": array, ...}`` in :func:`jax.tree.leaves`
+    order, a PRNG key as its key data (``uint32[..., 2]`` for the default key), on this
+    host; :func:`leaves_from_arrays` reads it back."""
     out = {}
     for i, leaf in enumerate(jax.tree.leaves(tree)):
         is_key = jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
@@ -42,6 +45,11 @@ def leaves_to_arrays(tree: Any) -> dict[str, np.ndarray[Any, Any]]:
 
 
 def leaves_from_arrays(template: Any, arrays: dict[str, Any], where: str) -> Any:
+    """The pytree of ``template``'s structure (a tree of arrays or of
+    :class:`jax.ShapeDtypeStruct`, e.g. from :func:`jax.eval_shape`) with the leaves
+    :func:`leaves_to_arrays` wrote; an array missing, extra, or of another shape or dtype
+    (PRNG keys checked on their key data) raises :class:`CheckpointError` naming ``where``
+    (the file)."""
     leaves, treedef = jax.tree.flatten(template)
     out = []
     for i, leaf in enumerate(leaves):
@@ -49,15 +57,15 @@ def leaves_from_arrays(template: Any, arrays: dict[str, Any], where: str) -> Any
         if name not in arrays:
             raise CheckpointError(f"{where}: the run state lacks {name} (another version?)")
         value = arrays[name]
-        if jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key):
-            out.append(jax.random.wrap_key_data(jnp.asarray(value)))
-            continue
-        if value.shape != leaf.shape or value.dtype != leaf.dtype:
+        is_key = jnp.issubdtype(leaf.dtype, jax.dtypes.prng_key)
+        expected = jax.eval_shape(jax.random.key_data, leaf) if is_key else leaf
+        if value.shape != expected.shape or value.dtype != expected.dtype:
             raise CheckpointError(
                 f"{where}: {name} is {value.dtype}{list(value.shape)}, "
-                f"expected {leaf.dtype}{list(leaf.shape)}"
+                f"expected {expected.dtype}{list(expected.shape)}"
             )
-        out.append(jnp.asarray(value))
+        key_or_array = jnp.asarray(value)
+        out.append(jax.random.wrap_key_data(key_or_array) if is_key else key_or_array)
     if len(arrays) != len(leaves):
         raise CheckpointError(f"{where}: {len(arrays)} arrays for {len(leaves)} run-state leaves")
     return jax.tree.unflatten(treedef, out)
