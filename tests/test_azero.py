@@ -118,9 +118,13 @@ def test_chance_order_reaches_the_searches_of_training() -> None:
 
 
 def test_registered_agent_kind() -> None:
-    from jungle_agents import make_agent
+    """``azero`` is registered through its entry point, and a bad parameter is refused
+    by the agent itself, naming the parameter (not as an unknown kind)."""
+    from jungle_agents import AgentSpecError, agent_kinds, make_agent
     from jungle_train._registry import register_azero
 
-    register_azero()  # what the `jungle.agents` entry point runs
-    with pytest.raises(ValueError):
+    assert "azero" in agent_kinds()  # loaded from the `jungle.agents` entry point
+    register_azero()  # what that entry point runs: registering again replaces it
+    assert "azero" in agent_kinds()
+    with pytest.raises(AgentSpecError, match=r"azero:simulations=0.*simulations must be >= 1"):
         make_agent("azero:simulations=0", DARK)

@@ -1,13 +1,13 @@
-"""The DQN trainer (``jungle_train.dqn``), what it learns with: the cheap samplers,
-prioritised replay sampling, the loss against a NumPy reference, and the networks and
-observations against their NumPy twins."""
+"""The DQN trainer (``jungle_train.dqn``), what it learns with: the cheap samplers, the
+n-step target against a hand calculation, the loss against a NumPy reference, and the
+networks and observations against their NumPy twins."""
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Any
 
-import flashbax
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -50,35 +50,45 @@ def test_best_action_breaks_ties_uniformly_and_coin_has_its_rate() -> None:
     assert abs(heads.mean() - 0.3) < 0.02
 
 
-# ----------------------------------------------------------------- replay sampling
+# ----------------------------------------------------------------- n-step target
 
 
-def test_prioritised_sampling_is_proportional_to_priority() -> None:
-    """The replay samples item i with probability p_i^α / Σ p^α (α = 0.6)."""
-    alpha = 0.6
-    buffer = flashbax.make_prioritised_trajectory_buffer(
-        add_batch_size=1,
-        sample_batch_size=256,
-        sample_sequence_length=1,
-        period=1,
-        min_length_time_axis=1,
-        max_length_time_axis=8,
-        priority_exponent=alpha,
-    )
-    state = buffer.init(jnp.zeros((), jnp.int32))
-    state = buffer.add(state, jnp.arange(8, dtype=jnp.int32)[None, :])
-    priorities = jnp.array([1.0, 2.0, 4.0, 8.0, 0.5, 1.0, 3.0, 6.0])
-    state = buffer.set_priorities(state, jnp.arange(8), priorities)
-    sample = jax.jit(buffer.sample)
-    counts = np.zeros(8)
-    key = jax.random.key(3)
-    for _ in range(100):
-        key, k = jax.random.split(key)
-        counts += np.bincount(np.asarray(sample(state, k).experience[:, 0]), minlength=8)
-    expected = np.asarray(priorities) ** alpha
-    expected = expected / expected.sum() * counts.sum()
-    chi2 = float(np.sum((counts - expected) ** 2 / expected))
-    assert chi2 < 24.3  # 7 degrees of freedom: p ≈ 0.001
+def test_n_step_return_and_bootstrap_by_hand(
+    tiny_run: tuple[Any, dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The trainer's n-step target (n = 3, γ = 0.99) on sequences of rewards 1, 10, 100,
+    1000: the return ``Σ_k γ^k r_k`` over the first n rewards, cut after the first
+    ``done`` (that step's reward still counts), and the bootstrap γⁿ only when no game
+    ended inside the n steps (a ``done`` at step n itself belongs to the next window)."""
+    runner, _ = tiny_run
+    assert (TINY.n_step, TINY.gamma) == (3, 0.99)
+    g = 0.99
+    parts = dqn._Parts(TINY)
+    batch = parts.buffer.sample(runner.buffer, jax.random.key(7)).experience
+    m = TINY.batch_size
+    done_at = [(), (0,), (1,), (2,), (3,), (0, 2), (), (1, 3)]
+    assert len(done_at) == m
+    done = np.zeros((m, TINY.n_step + 1), bool)
+    for i, steps in enumerate(done_at):
+        done[i, list(steps)] = True
+    reward = np.tile(np.array([1.0, 10.0, 100.0, 1000.0], np.float32), (m, 1))
+    reward[6] = np.array([-2.0, 0.5, 3.0, 7.0], np.float32)
+    batch = batch._replace(reward=jnp.asarray(reward), done=jnp.asarray(done))
+    full = 1 + 10 * g + 100 * g**2
+    want_returns = [full, 1, 1 + 10 * g, full, full, 1, -2 + 0.5 * g + 3 * g**2, 1 + 10 * g]
+    want_bootstrap = [g**3, 0, 0, 0, g**3, 0, g**3, 0]
+
+    seen: dict[str, Any] = {}
+    real = dqn.double_q_loss
+
+    def record(*args: Any, **kwargs: Any) -> tuple[jax.Array, jax.Array]:
+        seen.update(inspect.signature(real).bind(*args, **kwargs).arguments)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dqn, "double_q_loss", record)
+    parts.loss(runner.params, runner.params, batch, jnp.ones(m), jax.random.key(0))
+    np.testing.assert_allclose(np.asarray(seen["returns"]), want_returns, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(seen["bootstrap"]), want_bootstrap, rtol=1e-6)
 
 
 # -------------------------------------------------------------------------- loss

@@ -8,13 +8,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from jungle_core import DARK, from_fen, legal_actions, new_game, outcome, step, to_fen
+from jungle_core import (
+    DARK,
+    from_fen,
+    legal_actions,
+    new_game,
+    outcome,
+    parse_action,
+    step,
+    to_fen,
+)
 from jungle_train import tabular_q
 from jungle_train._errors import CheckpointError, ConfigError
 from jungle_train._metrics import read_metrics
 from jungle_train._run import run_training
-from jungle_train._shaping import expected_ply_reward, rng_state
+from jungle_train._shaping import TrainingGame, expected_ply_reward, rng_state
 from jungle_train.tabular_q import Config, QLearner, QTableAgent, RunState, table_key
+from tests._boards import position
 from tests._checkpoints import assert_damage_refused
 
 CONFIG = Config(self_sync_steps=25, opponents="random=1,greedy=1,self=1")
@@ -52,21 +62,59 @@ def test_smoke_run_training(tmp_path: Path) -> None:
     assert (out / "run.npz").exists() and (out / "agent.npz").exists()
 
 
-def test_one_step_moves_the_entry_from_its_prior_by_alpha() -> None:
-    greedy = Config(epsilon_start=0.0, epsilon_min=0.0)
-    learner = QLearner(greedy)
-    run = learner.init(0)
-    start = run.game.state
-    run, _ = learner.advance(run, 1)
-    ((key, entry),) = run.table.items()
-    assert key == table_key(start)
-    ((action, value),) = entry.items()
-    prior = expected_ply_reward(start, action)
-    # the same step with alpha = 1 stores the TD target itself
-    full = QLearner(dataclasses.replace(greedy, alpha=1.0))
-    target = full.advance(full.init(0), 1)[0].table[key][action]
-    assert value == pytest.approx(prior + 0.1 * (target - prior))
-    assert target != pytest.approx(prior)
+# Player 0's D d4 next to player 1's t e4; spares: player 0's C a1, player 1's r h7.
+DOG_VS_TIGER = """
+    . . . . . . . r
+    . . . . . . . .
+    . . . . . . . .
+    . . . D t . . .
+    . . . . . . . .
+    . . . . . . . .
+    C . . . . . . .
+"""
+
+
+def test_one_step_is_the_q_learning_update_by_hand() -> None:
+    """One greedy step from a hand-built position, ``Q += α (r + γ max Q' - Q)`` with α =
+    0.1, γ = 0.95: Q from the table, the reply fixed through the frozen copy, r scored by
+    hand and max Q' from the learner's table at the position after the reply."""
+    learner = QLearner(Config(opponents="self"))
+    start = position(DOG_VS_TIGER)
+    move = parse_action(start, "a1-a2")
+    mid = step(start, move, np.random.default_rng(0))
+    reply = parse_action(mid, "e4xd4")
+    after = step(mid, reply, np.random.default_rng(0))
+    onward = parse_action(after, "a2-a3")
+    # Q(s, a1-a2) = 30 beats the priors of the other moves (below 1: D d4 stepping away
+    # from t e4); the learner's Q(s', a2-a3) = 7 beats the other priors at s' (below 0)
+    table = {table_key(start): {move: 30.0}, table_key(after): {onward: 7.0}}
+    frozen = {table_key(mid): {reply: 1000.0}}  # the frozen copy replies t e4xd4
+    run = RunState(table, frozen, np.random.default_rng(0), TrainingGame(start, 0, "self"),
+                   epsilon=0.0)  # fmt: skip
+    run, metrics = learner.advance(run, 1)
+    assert run.game.state == after
+    # C a1-a2: the step cost, shaping from -2.5 (D d4: -4/2, C a1: t e4 at d 7, -4/8) to
+    # -2 - 4/7 (C a2: t e4 at d 6); the reply takes D: -8 * V'(dog) 1.5, shaping from
+    # -2 - 4/7 to -4/6 (C a2: t d4 at d 5)
+    reward = (-0.1 + (-2 - 4 / 7) + 2.5) + (-8 * 1.5 - 4 / 6 + (2 + 4 / 7))
+    assert metrics["reward"] == pytest.approx(reward)
+    assert run.table[table_key(start)][move] == pytest.approx(
+        30.0 + 0.1 * (reward + 0.95 * 7.0 - 30.0)
+    )
+
+
+def test_the_last_step_of_a_game_has_no_bootstrap() -> None:
+    """E a1 takes the last enemy piece, w b1: r = -0.1 + 10 * V'(wolf) 2 + shaping
+    (0 - 3/2) + 100 for the win, and nothing after it (``r + 0``)."""
+    learner = QLearner(Config())
+    start = from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -")
+    take = parse_action(start, "a1xb1")
+    run = RunState({table_key(start): {take: 30.0}}, {}, np.random.default_rng(0),
+                   TrainingGame(start, 0, "random"), epsilon=0.0)  # fmt: skip
+    run, metrics = learner.advance(run, 1)
+    assert metrics["games"] == 1
+    reward = -0.1 + 20.0 - 1.5 + 100.0
+    assert run.table[table_key(start)][take] == pytest.approx(30.0 + 0.1 * (reward - 30.0))
 
 
 def test_table_key_ignores_counters() -> None:

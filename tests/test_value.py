@@ -15,13 +15,14 @@ import pytest
 
 from jungle_agents import AgentSpecError, MinimaxAgent, make_agent
 from jungle_core import DARK, from_fen, legal_actions, new_game, parse_action, step
+from jungle_core.jax_env import JaxState
 from jungle_train._errors import CheckpointError
 from jungle_train._metrics import read_metrics
 from jungle_train._qnets import ValueNetwork
 from jungle_train._run import run_training
 from jungle_train._value_agent import SearchValue, ValueAgent, ValueEvaluator
 from jungle_train._vnet import observe_numpy, value_numpy
-from jungle_train.value import CONFIGS, ValueTrainer, _Parts, make_train
+from jungle_train.value import CONFIGS, ValueTrainer, _observe, _Parts, make_train
 from tests._checkpoints import assert_damage_refused
 
 TINY = CONFIGS["tiny"]
@@ -80,13 +81,43 @@ def test_numpy_forward_equals_the_flax_network() -> None:
     np.testing.assert_allclose(got, want, atol=1e-5)
 
 
-def test_train_labels_games_and_learns_something() -> None:
-    config = dataclasses.replace(TINY, rollout_length=64, random_share=1.0, total_steps=16 * 64 * 3)
-    _, metrics = make_train(config)(jax.random.key(0))
-    loss = np.asarray(metrics["loss"])
-    assert loss.shape == (3,) and np.isfinite(loss).all()
-    assert float(np.sum(metrics["games_ended"])) > 0  # random games end within 64 plies
-    assert 0.0 < float(np.max(metrics["labelled"])) <= 1.0
+# Cornered: a lone Cat (or Wolf) with both its neighbours held by stronger enemy pieces.
+# The strong side to move takes it and wins; the lone piece to move must attack one of
+# them and is lost (it has no other move), so every game ends within two plies.
+CORNERED = ["8/8/8/8/8/W7/cD6", "6Lc/7T/8/8/8/8/8", "Cd6/w7/8/8/8/8/8", "8/8/8/8/8/7l/6tC"]
+
+
+def test_train_labels_games_and_learns_won_from_lost() -> None:
+    """Rounds of play from the same cornered positions (both sides to move in each): the
+    games end, their positions are labelled, the loss falls, and the network ends up
+    valuing the positions of the side to move that wins above those of the side that
+    loses."""
+    config = dataclasses.replace(
+        TINY, rollout_length=4, updates_per_round=16, learning_rate=1e-2, total_steps=64 * 6
+    )
+    parts = _Parts(config)
+    states = [from_fen(f"{board} {mover} 0 0 - -", DARK) for board in CORNERED for mover in (0, 1)]
+    wins = np.array([len(legal_actions(s)) > 2 for s in states])  # the lone piece has 2 moves
+    assert wins.sum() == 4
+    starts = jax.tree_util.tree_map(
+        lambda *x: jnp.stack(x), *[parts.env.from_state(s) for s in states * 2]
+    )
+    runner = parts.init(jax.random.key(0))
+    play_and_fit = jax.jit(parts.round)
+    losses = []
+    for _ in range(config.num_rounds):
+        runner, metrics = play_and_fit(runner._replace(games=starts))
+        losses.append(float(metrics["loss"]))
+        assert float(metrics["decisive"]) >= 10  # most of the 16 games end decisively
+        assert 0.0 < float(metrics["labelled"]) <= 1.0
+    assert np.isfinite(losses).all()
+    assert np.mean(losses[-2:]) < 0.25 * np.mean(losses[:2]), losses
+
+    def observe(state: JaxState) -> jax.Array:
+        return _observe(parts.env, state)
+
+    value = np.asarray(parts.value(runner.params, jax.vmap(observe)(starts)))[: len(states)]
+    assert value[wins].min() > 0.5 and value[~wins].max() < -0.5, value
 
 
 def test_chunked_trainer_equals_one_jitted_train() -> None:
