@@ -12,7 +12,7 @@ STAMP := $(VENV)/.install-stamp-$(subst $(comma),-,$(EXTRAS))
 PACKAGES := jungle_core jungle_agents jungle_train jungle_cli
 
 .PHONY: demo test test-pypy lint typecheck docs dist bench bench-pypy test-long soak \
-	tournament-memory clean
+	soak-serve tournament-memory clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -50,7 +50,7 @@ typecheck: $(STAMP)
 # README.md and docs/*.md: their examples are doctests (docs/'s Python files, the site's hooks
 # and helper scripts, are not collected: conftest.py).
 test: lint typecheck
-	$(VENV)/bin/pytest -q -n auto --dist worksteal README.md docs $(PACKAGES) tests property_tests
+	$(VENV)/bin/pytest -q -n auto --dist worksteal README.md docs $(PACKAGES) tests property_tests benchmarks
 
 # The documentation site (mkdocs.yml) into site/; --strict: a broken link or reference fails it.
 docs: $(STAMP)
@@ -91,6 +91,13 @@ test-long: $(STAMP)
 soak: $(STAMP)
 	$(PY) -m property_tests.soak --steps 1000000
 	$(MAKE) test-long
+
+# 1,000 games through `jungle serve`'s HTTP API on loopback by 8 concurrent clients (a mix of
+# agent, human, hint and upload games), the server's memory, open files and processes
+# sampled: exits non-zero on an error, growth after warm-up or a leaked process (a few
+# minutes; figures in docs/guarantees.md).
+soak-serve: $(STAMP)
+	$(PY) -m property_tests.serve_soak --games 1000 --clients 8
 
 # A 10,000-game tournament of cheap agents on every core: peak memory at the start and the end.
 tournament-memory: $(STAMP)

@@ -16,11 +16,15 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import importlib
 import multiprocessing
+import os
 import signal
 import sys
+import threading
+import time
 import traceback
 import zlib
 from collections.abc import Callable, Iterable, Sequence
@@ -45,6 +49,7 @@ __all__ = [
     "Runner",
     "Task",
     "agent",
+    "die_with_parent",
     "game_seed",
     "import_plugins",
     "init_worker",
@@ -143,6 +148,42 @@ def init_worker(plugins: Sequence[str]) -> None:
         importlib.import_module(module)
 
 
+def die_with_parent(
+    parent: int | None = None, poll_s: float = 0.25, *, pdeathsig: bool = True
+) -> None:
+    """Make this worker process end when its parent dies, even by SIGKILL or the
+    out-of-memory killer (which run no clean-up): a worker in the middle of a search would
+    otherwise run on at full CPU, holding its resource tracker, with nobody to answer.
+
+    Call it first thing in the worker process itself. Two mechanisms: on Linux, with
+    ``pdeathsig``, ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (immediate; but it fires when the
+    *thread* that started the worker ends, so the parent asks for it only from a thread
+    that outlives its workers); everywhere, a daemon thread that ends the process
+    (``os._exit``) within ``poll_s`` seconds of the parent's pid changing (the orphan is
+    re-parented). With ``parent`` (the pid the parent passed down), a worker whose parent
+    died before this call ends at once.
+
+    >>> def worker_main(conn):  # the target of a worker process
+    ...     die_with_parent()
+    ...     while (task := conn.recv()) is not None:
+    ...         conn.send(run_task(task))
+    """
+    if parent is None:
+        parent = os.getppid()
+    if pdeathsig and sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PDEATHSIG
+    if os.getppid() != parent:  # it died before the signal was asked for
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="jungle-parent-watch", daemon=True).start()
+
+
 # ------------------------------------------------------------ the bounded loop
 
 
@@ -218,11 +259,20 @@ class RemoteTraceback(Exception):
         return f'\n"""\n{self.text}"""'
 
 
-def _serve(conn: Connection, plugins: tuple[str, ...], parent_ends: Sequence[Connection]) -> None:
+def _serve(
+    conn: Connection,
+    plugins: tuple[str, ...],
+    parent_ends: Sequence[Connection],
+    parent: int,
+    pdeathsig: bool,
+) -> None:
     """A worker process's loop: play each task the parent sends, send back ``(True,
     entry, "")`` or ``(False, error, traceback)``; end at ``None`` or when the parent is
-    gone. ``parent_ends``: the parent's ends of the pipes, which a forked worker inherits;
-    closed here, so that a worker sees the end of its pipe when the parent dies."""
+    gone (:func:`die_with_parent`, even in the middle of a game). ``parent_ends``: the
+    parent's ends of the pipes, which a forked worker inherits; closed here, so that a
+    worker sees the end of its pipe when the parent dies. ``parent``: the parent's pid;
+    ``pdeathsig``: whether it started the worker from its main thread."""
+    die_with_parent(parent, pdeathsig=pdeathsig)
     for end in parent_ends:
         end.close()
     init_worker(plugins)
@@ -298,12 +348,16 @@ class ProcessPool:
         self.size = size
         self._workers: list[_Worker] = []
         self._stopped = False
+        # a parent-death signal follows the starting thread: only the main one outlives all
+        main = threading.current_thread() is threading.main_thread()
         try:
             for _ in range(size):
                 here, there = context.Pipe()
                 # a forked worker holds copies of the parent's ends: it closes them
                 inherited = [] if spawn else [*(w.conn for w in self._workers), here]
-                process = context.Process(target=_serve, args=(there, tuple(plugins), inherited))
+                process = context.Process(
+                    target=_serve, args=(there, tuple(plugins), inherited, os.getpid(), main)
+                )
                 try:
                     process.start()
                 finally:

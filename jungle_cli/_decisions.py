@@ -9,7 +9,15 @@ running at once; callers beyond it wait for a slot.
 
 Workers are started with ``spawn`` (safe in a process that already runs threads) and import
 the ``plugins`` modules, as the arena's workers do, so agents registered by other packages
-play here too.
+play here too. A worker ends with its parent, even one killed by SIGKILL
+(:func:`jungle_agents._schedule.die_with_parent`).
+
+Agents are built in the workers, never in the caller's process: building one may load a
+checkpoint or compile a search (seconds, hundreds of MB). A worker keeps the last
+:data:`AGENT_CACHE` agents it built, and ends itself once its memory passes
+``max_rss`` bytes (it is replaced on the next decision), so neither many distinct specs
+nor a search library's caches grow a worker without bound. Building has a limit of its
+own (:data:`BUILD_S`), apart from the decision's thinking time.
 
 >>> from jungle_core import DARK, new_game, legal_actions
 >>> pool = DecisionPool(workers=1)
@@ -23,10 +31,14 @@ from __future__ import annotations
 
 import importlib
 import multiprocessing
+import os
 import queue
+import resource
 import signal
+import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -35,12 +47,25 @@ from typing import Any
 import numpy as np
 
 from jungle_agents import Agent, make_agent
+from jungle_agents._schedule import die_with_parent
 from jungle_core import Rules, State
 
 __all__ = ["AgentFailedError", "DecisionPool", "DecisionTimeoutError"]
 
 
 STARTUP_S = 60.0
+BUILD_S = 60.0
+"""Seconds a worker may take to build an agent (load its checkpoint, compile its search)."""
+AGENT_CACHE = 4
+"""Agents a worker keeps built (an AlphaZero agent holds tens of MB)."""
+MAX_RSS = 2 << 30
+"""A worker ends itself once its peak memory passes this (bytes); another replaces it."""
+
+
+def _peak_rss() -> int:
+    """This process's peak resident memory in bytes (``ru_maxrss``: KiB on Linux)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 class DecisionTimeoutError(RuntimeError):
@@ -51,13 +76,14 @@ class AgentFailedError(RuntimeError):
     """An agent raised an error while deciding; the message names the agent and the error."""
 
 
-def _worker_main(conn: Connection, plugins: Sequence[str]) -> None:
+def _worker_main(conn: Connection, plugins: Sequence[str], parent: int, max_rss: int) -> None:
+    die_with_parent(parent)  # no worker outlives the server, even one killed by SIGKILL
     # Ctrl-C and `kill` are the server's to handle; it stops its workers itself.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     for module in plugins:
         importlib.import_module(module)
     conn.send(("ready", 0, 0.0))  # imports done: decisions are timed from here
-    agents: dict[tuple[Rules, str], Agent] = {}
+    agents: OrderedDict[tuple[Rules, str], Agent] = OrderedDict()
     while True:
         try:
             rules, spec, state, seed = conn.recv()
@@ -66,22 +92,29 @@ def _worker_main(conn: Connection, plugins: Sequence[str]) -> None:
         try:
             agent = agents.get((rules, spec))
             if agent is None:
-                if len(agents) >= 32:
-                    agents.clear()
-                agent = agents[rules, spec] = make_agent(spec, rules)
+                agent = make_agent(spec, rules)
+                while len(agents) >= AGENT_CACHE:
+                    agents.popitem(last=False)
+                agents[rules, spec] = agent
+            agents.move_to_end((rules, spec))
+            conn.send(("built", 0, 0.0))  # thinking is timed from here
             start = time.perf_counter()
             action = int(agent.act(state, np.random.default_rng(seed)))
             conn.send(("ok", action, time.perf_counter() - start))
         except Exception as error:
             conn.send(("error", f"{type(error).__name__}: {error}", 0.0))
+        if _peak_rss() > max_rss:
+            return  # the pool starts a fresh worker for the next decision
 
 
 class _Worker:
-    def __init__(self, plugins: Sequence[str]) -> None:
+    def __init__(self, plugins: Sequence[str], max_rss: int) -> None:
         ctx = multiprocessing.get_context("spawn")
         self.conn, child = ctx.Pipe()
         self.process: BaseProcess = ctx.Process(
-            target=_worker_main, args=(child, tuple(plugins)), daemon=True
+            target=_worker_main,
+            args=(child, tuple(plugins), os.getpid(), max_rss),
+            daemon=True,
         )
         self.process.start()
         child.close()
@@ -112,11 +145,14 @@ class DecisionPool:
     on first use.
     """
 
-    def __init__(self, workers: int = 2, plugins: Sequence[str] = ()) -> None:
+    def __init__(
+        self, workers: int = 2, plugins: Sequence[str] = (), max_rss: int = MAX_RSS
+    ) -> None:
         if workers < 1:
             raise ValueError(f"a decision pool needs at least one worker, not {workers}")
         self.workers = workers
         self.plugins = tuple(plugins)
+        self.max_rss = max_rss
         self._idle: queue.Queue[_Worker | None] = queue.Queue()
         for _ in range(workers):
             self._idle.put(None)  # a slot whose worker starts when first needed
@@ -125,7 +161,7 @@ class DecisionPool:
         self._closed = False
 
     def _start(self) -> _Worker:
-        worker = _Worker(self.plugins)
+        worker = _Worker(self.plugins, self.max_rss)
         with self._lock:
             self._all.append(worker)
         return worker
@@ -148,8 +184,9 @@ class DecisionPool:
         """The action the agent ``spec`` chooses in ``state`` and its thinking seconds.
 
         Raises :class:`DecisionTimeoutError` when no answer came within ``timeout``
-        seconds of the worker starting on it (the worker is then killed and replaced), and
-        :class:`AgentFailedError` when the agent raised. Legality is the caller's to check.
+        seconds of the agent being ready (built within :data:`BUILD_S` seconds; the worker
+        is then killed and replaced), and :class:`AgentFailedError` when the agent raised
+        (a spec the agent's own checks refuse included). Legality is the caller's to check.
         With a ``deadline`` (a :func:`time.monotonic` instant), the answer or the error
         comes by then, the wait for a free worker included (a worker's first start, a
         second or so, is not counted); without one, the call waits for a free worker as
@@ -178,16 +215,22 @@ class DecisionPool:
                 if timeout <= 0:
                     raise DecisionTimeoutError(f"{spec}: no time left to decide in")
             worker.conn.send((rules, spec, state, seed))
-            if not worker.conn.poll(max(timeout, 0.0)):
-                self._retire(worker)
-                worker = None
-                raise DecisionTimeoutError(f"{spec} did not decide within {timeout:.1f} s")
-            try:
-                status, value, seconds = worker.conn.recv()
-            except (EOFError, OSError) as error:
-                self._retire(worker)
-                worker = None
-                raise AgentFailedError(f"{spec}: its worker process died ({error!r})") from None
+            build = BUILD_S if deadline is None else max(deadline - time.monotonic(), 0.0)
+            for limit, what in ((build, "build"), (timeout, "decide")):
+                if not worker.conn.poll(max(limit, 0.0)):
+                    self._retire(worker)
+                    worker = None
+                    raise DecisionTimeoutError(f"{spec} did not {what} within {limit:.1f} s")
+                try:
+                    status, value, seconds = worker.conn.recv()
+                except (EOFError, OSError) as error:
+                    self._retire(worker)
+                    worker = None
+                    raise AgentFailedError(f"{spec}: its worker process died ({error!r})") from None
+                if status != "built":
+                    break
+                if deadline is not None:
+                    timeout = min(timeout, deadline - time.monotonic())
         finally:
             self._idle.put(worker)
         if status != "ok":

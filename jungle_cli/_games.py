@@ -43,10 +43,11 @@ from typing import Any
 import numpy as np
 
 import jungle_core as jc
-from jungle_agents import AgentSpecError, make_agent
 from jungle_agents.arena import GameRecord, moves_text, replay
 from jungle_cli._play import Clock, parse_clock
+from jungle_cli._serve_specs import SPEC_LIMIT, SpecPolicy
 from jungle_cli._views import (
+    SERVED_RULES,
     BadRequestError,
     ConflictError,
     board_view,
@@ -68,7 +69,8 @@ __all__ = [
 
 HUMAN = "human"
 MODES = ("human-agent", "human-human", "agent-agent")
-RULE_SETS = ("dark", "classic", "dark_strict")
+RULE_SETS = SERVED_RULES
+OPEN = SpecPolicy()  # no spec allowed beyond the registry's and the shipped checkpoints
 
 DEFAULT_HINT = "minimax:depth=3,time=1"
 """The hint agent unless the server or the game names another: the strongest agent
@@ -93,10 +95,11 @@ REASONS = {
 class ServedGame:
     """One game on the server: seats, moves so far, clocks and how it ended.
 
-    ``seats[p]`` is ``"human"`` or an agent spec (validated by ``make_agent``), the one
-    who moves for player ``p`` from now on; :attr:`names` are the game's players (a loaded
-    record's own, see the module notes). Build one with :meth:`create` or
-    :meth:`from_record`.
+    ``seats[p]`` is ``"human"`` or an agent spec (checked by a
+    :class:`jungle_cli._serve_specs.SpecPolicy`, never built here: the decision workers
+    build agents), the one who moves for player ``p`` from now on; :attr:`names` are the
+    game's players (a loaded record's own, see the module notes). Build one with
+    :meth:`create` or :meth:`from_record`.
     """
 
     def __init__(
@@ -109,11 +112,12 @@ class ServedGame:
         hint: str = DEFAULT_HINT,
         delay: float = 0.5,
         now: Callable[[], float] = time.monotonic,
+        policy: SpecPolicy = OPEN,
     ) -> None:
         self.id = secrets.token_urlsafe(16)
         self.rules = rules
         self.seats = seats
-        self.seat_names = tuple(s if s == HUMAN else make_agent(s, rules).name for s in seats)
+        self.seat_names = tuple(s if s == HUMAN else policy.check(s) for s in seats)
         self.recorded: tuple[str, str] | None = None  # a loaded record's players
         self.loaded_plies = 0  # plies of the loaded record still in the game
         self.seed = seed
@@ -151,9 +155,11 @@ class ServedGame:
         hint: str | None = None,
         delay: float = 0.5,
         now: Callable[[], float] = time.monotonic,
+        policy: SpecPolicy = OPEN,
     ) -> ServedGame:
-        """A new game; bad agent specs or clock texts raise :class:`BadRequestError`.
-        ``hint`` is the hint agent's spec (:data:`DEFAULT_HINT` when not given).
+        """A new game; bad agent specs (``policy``'s check) or clock texts raise
+        :class:`BadRequestError`. ``hint`` is the hint agent's spec (:data:`DEFAULT_HINT`
+        when not given).
 
         >>> from jungle_core import DARK
         >>> ServedGame.create(DARK, ("human", "minmax"))
@@ -165,13 +171,13 @@ class ServedGame:
             raise BadRequestError("a game has two seats")
         agents = [s for s in seats if s != HUMAN]
         hint = hint or DEFAULT_HINT
+        for spec in (*agents, hint):
+            policy.check(spec)
         try:
             parsed_clock = parse_clock(clock) if clock else None
-            for spec in (*agents, hint):
-                make_agent(spec, rules)
             if not 0 <= delay <= 60:
                 raise ValueError(f"delay must be 0..60 seconds, not {delay}")
-        except (AgentSpecError, ValueError) as error:
+        except ValueError as error:
             raise BadRequestError(str(error)) from None
         return cls(
             rules,
@@ -181,6 +187,7 @@ class ServedGame:
             hint=hint,
             delay=delay,
             now=now,
+            policy=policy,
         )
 
     @classmethod
@@ -512,13 +519,13 @@ def request_seats(data: dict[str, Any]) -> tuple[str, str]:
     if mode not in MODES:
         raise BadRequestError(f"mode must be one of {list(MODES)}, not {mode!r}")
     agent = field(data, "agent", str, "random")
-    if len(agent) > 200:
+    if len(agent) > SPEC_LIMIT:
         raise BadRequestError("agent spec too long")
     if mode == "human-human":
         return HUMAN, HUMAN
     if mode == "agent-agent":
         agent1 = field(data, "agent1", str, agent)
-        if len(agent1) > 200:
+        if len(agent1) > SPEC_LIMIT:
             raise BadRequestError("agent spec too long")
         return agent, agent1
     side = field(data, "side", int, 0)
@@ -536,7 +543,7 @@ def request_options(data: dict[str, Any], default_hint: str) -> dict[str, Any]:
     """
     clock = field(data, "clock", str, None)
     hint = field(data, "hint", str, None)
-    if (clock and len(clock) > 20) or (hint and len(hint) > 200):
+    if (clock and len(clock) > 20) or (hint and len(hint) > SPEC_LIMIT):
         raise BadRequestError("clock or hint text too long")
     return {
         "clock": clock or None,

@@ -20,15 +20,18 @@ A hint is the move of the game's hint agent (``"hint"`` of a new game; else the 
 by default :data:`jungle_cli._games.DEFAULT_HINT`), never the opponent's, and takes at most
 ``hint_time`` seconds, the wait for a free worker included.
 
-Safety: every move, record and agent spec passes the core's (and the registry's) own
-checks before anything changes; a refused request answers ``{"error": ...}`` with 400 /
-404 / 409 / 413 / 503 and changes nothing. A game id is a ``secrets`` token, the only
-handle on a game. No request names a server-side path. Games are bounded (idle ones are
-dropped after ``idle_s``), as are the agent searches running at once (the decision pool's
-workers) and request bodies.
+Safety: a request from another site or for another host name is refused before any
+handler runs (:mod:`jungle_cli._serve_guard`); every move, record and agent spec passes the
+core's (and the registry's) own checks, and the server's bounds
+(:mod:`jungle_cli._serve_specs`), before anything changes; a refused request answers
+``{"error": ...}`` with a 4xx status (503 when the server is full) and changes nothing. A
+game id is a ``secrets`` token, the only handle on a game. No request names a server-side
+path, and no agent is built in the server process (the decision workers build them).
+Games are bounded (:mod:`jungle_cli._serve_store`), as are the agent searches running at
+once, request bodies, connections and their timeouts (:func:`server_config`).
 
 >>> from starlette.testclient import TestClient
->>> with TestClient(make_app(workers=1)) as client:
+>>> with TestClient(make_app(workers=1), base_url="http://127.0.0.1") as client:
 ...     game = client.post("/api/games", json={"mode": "human-human"}).json()
 ...     client.post(f"/api/games/{game['id']}/move", json={"move": "?d1"}).status_code
 200
@@ -38,24 +41,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 import jungle_core as jc
 from jungle_agents import check_spec
 from jungle_agents.arena import import_plugins
-from jungle_cli._decisions import AgentFailedError, DecisionPool, DecisionTimeoutError
+from jungle_cli._decisions import AgentFailedError, DecisionTimeoutError
 from jungle_cli._games import (
     DEFAULT_HINT,
     HUMAN,
@@ -66,6 +70,9 @@ from jungle_cli._games import (
     request_rules,
     request_seats,
 )
+from jungle_cli._serve_guard import Guard
+from jungle_cli._serve_specs import SpecPolicy
+from jungle_cli._serve_store import GameStore, TooLargeError
 from jungle_cli._views import (
     BadRequestError,
     ConflictError,
@@ -77,225 +84,14 @@ from jungle_cli._views import (
     position_view,
 )
 
-__all__ = ["GameStore", "make_app", "serve"]
+__all__ = ["GameStore", "make_app", "serve", "server_config"]
 
 BODY_LIMIT = 16_384
 UPLOAD_LIMIT = 4_000_000
-POLL_S = 10.0
 STATIC = ("jungle_cli", "static")
-
-
-class NotFoundError(ServeError):
-    """No game with this id (never made, finished and dropped, or someone else's guess)."""
-
-    status = 404
-
-
-class FullError(ServeError):
-    """The server holds as many games as it may (HTTP 503)."""
-
-    status = 503
-
-
-class TooLargeError(ServeError):
-    """A request body over the limit (HTTP 413)."""
-
-    status = 413
-
-
-class GameStore:
-    """The games of one server, their agent turns, and the waits for their changes.
-
-    Runs on the server's event loop: every change of a game happens here, between awaits;
-    agent decisions go to the :class:`DecisionPool` through a thread pool. ``hint`` is the
-    hint agent of games that name none, ``hint_time`` the seconds a hint may take.
-    """
-
-    def __init__(
-        self,
-        *,
-        max_games: int = 200,
-        idle_s: float = 3600.0,
-        workers: int = 2,
-        move_time: float = 10.0,
-        hint: str = DEFAULT_HINT,
-        hint_time: float = 5.0,
-        plugins: Sequence[str] = (),
-    ) -> None:
-        self.max_games = max_games
-        self.idle_s = idle_s
-        self.move_time = move_time
-        self.hint = hint
-        self.hint_time = hint_time
-        self.games: dict[str, ServedGame] = {}
-        self.pool = DecisionPool(workers, plugins)
-        self.executor = ThreadPoolExecutor(workers, thread_name_prefix="jungle-decide")
-        # a thread for every hint that may run at once (one a game): no hint waits for a
-        # thread, only (up to its deadline) for a worker; threads start only when needed
-        self.hint_executor = ThreadPoolExecutor(max_games, thread_name_prefix="jungle-hint")
-        self._events: dict[str, asyncio.Event] = {}
-        self._tasks: dict[str, asyncio.Task[None]] = {}
-
-    def close(self) -> None:
-        """Stop agent turns and the worker processes."""
-        for task in self._tasks.values():
-            task.cancel()
-        self.pool.close()
-        self.executor.shutdown(wait=False, cancel_futures=True)
-        self.hint_executor.shutdown(wait=False, cancel_futures=True)
-
-    # ------------------------------------------------------------ games
-
-    def add(self, game: ServedGame) -> ServedGame:
-        """Keep a new game, dropping idle ones first; :class:`FullError` when full."""
-        now = time.monotonic()
-        for gid, old in list(self.games.items()):
-            if now - old.touched > self.idle_s and not old.thinking:
-                self.drop(gid)
-        if len(self.games) >= self.max_games:
-            raise FullError(f"the server holds {self.max_games} games already; try again later")
-        self.games[game.id] = game
-        self.kick(game)
-        return game
-
-    def get(self, gid: str) -> ServedGame:
-        """The game with id ``gid``, or :class:`NotFoundError`."""
-        game = self.games.get(gid)
-        if game is None:
-            raise NotFoundError(f"no game {gid[:40]!r} on this server (start a new game)")
-        game.touched = time.monotonic()
-        return game
-
-    def drop(self, gid: str) -> None:
-        """Forget a game (its agent turn stops)."""
-        self.games.pop(gid, None)
-        task = self._tasks.pop(gid, None)
-        if task is not None:
-            task.cancel()
-        event = self._events.pop(gid, None)
-        if event is not None:
-            event.set()
-
-    # ---------------------------------------------------------- changes
-
-    def notify(self, game: ServedGame) -> None:
-        """Wake the requests waiting for a change of ``game``."""
-        event = self._events.pop(game.id, None)
-        if event is not None:
-            event.set()
-
-    async def wait(
-        self, game: ServedGame, after: int, gone: Callable[[], Awaitable[None]] | None = None
-    ) -> None:
-        """Return once ``game.version > after``, after at most :data:`POLL_S` seconds
-        (sooner when a clock may fall), or when ``gone()`` returns (the client left)."""
-        if game.version > after:
-            return
-        timeout = POLL_S
-        clock = game.clock_view()
-        if clock is not None and clock["running"] is not None:
-            timeout = min(timeout, max(clock["remaining"][clock["running"]], 0.0) + 0.05)
-        event = self._events.setdefault(game.id, asyncio.Event())
-        waits: list[asyncio.Future[Any]] = [asyncio.ensure_future(event.wait())]
-        if gone is not None:
-            waits.append(asyncio.ensure_future(gone()))
-        try:
-            await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in waits:
-                task.cancel()
-
-    def kick(self, game: ServedGame) -> None:
-        """Start the agent turns of ``game`` if an agent is to move and none runs yet."""
-        task = self._tasks.get(game.id)
-        if task is not None and not task.done():
-            return
-        if game.seat_to_move() in (None, HUMAN) or game.paused:
-            return
-        self._tasks[game.id] = asyncio.get_running_loop().create_task(self._agent_turns(game))
-
-    async def decide(self, game: ServedGame, spec: str, timeout: float) -> tuple[int, float]:
-        """Run one agent decision of ``spec`` in the game's position off the event loop
-        (:meth:`DecisionPool.decide`, ``timeout`` seconds to think once a worker is free)."""
-        seed = int(game.agent_rng.integers(2**63))
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(
-            self.executor, self.pool.decide, game.rules, spec, game.state, seed, timeout
-        )
-
-    async def decide_hint(self, game: ServedGame) -> int:
-        """The hint agent's action in the game's position, within :attr:`hint_time` seconds
-        of the call, waits included (a worker's first start aside): hints have threads of
-        their own, never queued behind agent turns or other hints, and a hint that finds no
-        free worker in time, or does not decide in time, raises
-        :class:`DecisionTimeoutError`."""
-        deadline = time.monotonic() + self.hint_time
-        seed = int(game.agent_rng.integers(2**63))
-        loop = asyncio.get_running_loop()
-        decision = loop.run_in_executor(
-            self.hint_executor,
-            self.pool.decide,
-            game.rules,
-            game.hint,
-            game.state,
-            seed,
-            self.hint_time,
-            deadline,
-        )
-        action, _ = await decision
-        return action
-
-    async def _agent_turns(self, game: ServedGame) -> None:
-        moved = False
-        while game.id in self.games:
-            spec = game.seat_to_move()
-            if spec is None or spec == HUMAN or game.paused:
-                return
-            if moved and game.delay > 0:
-                moved = False
-                await asyncio.sleep(game.delay)
-                continue  # the position may have changed while we slept: look again
-            generation, state = game.generation, game.state
-            limit = self.move_time
-            clock = game.clock_view()
-            if clock is not None:
-                limit = min(limit, max(clock["remaining"][state.to_move], 0.0))
-            game.thinking = True
-            game.changed()
-            self.notify(game)
-            try:
-                action, seconds = await self.decide(game, spec, limit)
-            except (DecisionTimeoutError, AgentFailedError) as error:
-                if generation == game.generation:
-                    timed_out = isinstance(error, DecisionTimeoutError)
-                    game.message = (
-                        f"{spec} (player {state.to_move}) overran its {limit:.1f} s limit"
-                        + (" (its clock)" if clock is not None and limit < self.move_time else "")
-                        if timed_out
-                        else str(error)
-                    )
-                    reason = "move_limit" if timed_out else "agent_failure"
-                    if timed_out and clock is not None and limit < self.move_time:
-                        reason = "time"
-                    game.ended = (1 - state.to_move, reason)
-                    game.generation += 1
-                return
-            finally:
-                game.thinking = False
-                game.changed()
-                self.notify(game)
-            if generation != game.generation or game.state is not state:
-                moved = False
-                continue  # undone, loaded or ended while it thought: the answer is stale
-            if action not in jc.legal_actions(state):
-                game.message = f"{spec} returned the illegal action {action}"
-                game.ended = (1 - state.to_move, "agent_failure")
-                game.changed()
-                self.notify(game)
-                return
-            game.play(action, seconds, human=False)
-            self.notify(game)
-            moved = True
+_VERSION = re.compile(r"-?[0-9]{1,12}")
+_PLY = re.compile(r"[0-9]{1,9}")
+_log = logging.getLogger("jungle.serve")
 
 
 # ------------------------------------------------------------------ requests
@@ -337,6 +133,9 @@ def _endpoint(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
             result = await handler(request, store)
         except ServeError as error:
             return JSONResponse({"error": str(error)}, status_code=error.status)
+        except Exception:  # a defect of the server: an answer all the same, and a log line
+            _log.exception("jungle serve: %s %s failed", request.method, request.url.path)
+            return JSONResponse({"error": "the server failed on this request"}, status_code=500)
         if isinstance(result, Response):
             return result
         return JSONResponse(result, headers={"Cache-Control": "no-store"})
@@ -355,19 +154,25 @@ async def _agents(request: Request, store: GameStore) -> Any:
 
 
 async def _new_game(request: Request, store: GameStore) -> Any:
+    store.make_room()  # a full server answers before anything is parsed
     data = await _json_body(request)
     options = request_options(data, store.hint)
-    game = ServedGame.create(request_rules(data), request_seats(data), **options)
+    policy: SpecPolicy = request.app.state.policy
+    game = ServedGame.create(request_rules(data), request_seats(data), policy=policy, **options)
     return store.add(game).view()
 
 
 async def _load_game(request: Request, store: GameStore) -> Any:
+    store.make_room()
     data = await _json_body(request, UPLOAD_LIMIT)
     text = field(data, "text", str, "")
     index = field(data, "index", int, 0)
+    if not 0 <= index < 1_000_000:
+        raise BadRequestError(f"index must be 0..999999, not {index}")
     record, count = parse_record_text(text, index)
     options = request_options(data, store.hint)
-    game = ServedGame.from_record(record, request_seats(data), **options)
+    policy: SpecPolicy = request.app.state.policy
+    game = ServedGame.from_record(record, request_seats(data), policy=policy, **options)
     game.paused = True  # a loaded game waits at its end until the page says go on
     view = store.add(game).view()
     view["games_in_file"] = count
@@ -378,7 +183,7 @@ async def _get_game(request: Request, store: GameStore) -> Any:
     game = store.get(request.path_params["gid"])
     after = request.query_params.get("after")
     if after is not None:
-        if not after.lstrip("-").isdigit() or len(after) > 12:
+        if not _VERSION.fullmatch(after):
             raise BadRequestError(f"after must be a version number, not {after[:20]!r}")
         await store.wait(game, int(after), lambda: _disconnect(request))
         game = store.get(game.id)
@@ -392,7 +197,7 @@ async def _get_game(request: Request, store: GameStore) -> Any:
 async def _get_ply(request: Request, store: GameStore) -> Any:
     game = store.get(request.path_params["gid"])
     text = request.path_params["ply"]
-    if not text.isdigit() or int(text) > game.ply:
+    if not _PLY.fullmatch(text) or int(text) > game.ply:
         raise BadRequestError(f"ply must be 0..{game.ply}, not {text[:20]!r}")
     ply = int(text)
     view = position_view(game.states[ply], game.last_move(ply))
@@ -434,8 +239,11 @@ async def _resign(request: Request, store: GameStore) -> Any:
 
 async def _hint(request: Request, store: GameStore) -> Any:
     game = store.get(request.path_params["gid"])
-    if game.seat_to_move() is None:
+    seat = game.seat_to_move()
+    if seat is None:
         raise ConflictError("the game is over: no hint")
+    if seat != HUMAN:
+        raise ConflictError(f"{seat} is to move: a hint is for a human's turn")
     if game.hinting:
         raise ConflictError("a hint is being computed for this game already")
     state = game.state
@@ -483,57 +291,45 @@ async def _delete(request: Request, store: GameStore) -> Any:
     return {"deleted": True}
 
 
-SECURITY_HEADERS = {
-    # everything the page needs is on this server: no script, style or image from elsewhere
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
-
-
-class _SecurityHeaders:
-    """ASGI middleware adding :data:`SECURITY_HEADERS` to every HTTP response."""
-
-    def __init__(self, app: Starlette) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *message.get("headers", []),
-                    *((k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()),
-                ]
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
+async def _http_error(request: Request, error: Exception) -> Response:
+    """Starlette's own refusals (no such route, wrong method) as JSON, as every refusal."""
+    status = error.status_code if isinstance(error, HTTPException) else 500
+    detail = error.detail if isinstance(error, HTTPException) else "the server failed"
+    return JSONResponse({"error": f"{request.method} {request.url.path[:80]}: {detail}"}, status)
 
 
 def make_app(
     *,
     max_games: int = 200,
     idle_s: float = 3600.0,
+    finished_s: float = 300.0,
     workers: int = 2,
+    hint_workers: int = 1,
     move_time: float = 10.0,
     hint: str = DEFAULT_HINT,
     hint_time: float = 5.0,
     plugins: Sequence[str] = (),
-) -> _SecurityHeaders:
-    """The ASGI app: the page, its static files and the JSON API (module docstring).
+    host: str = "127.0.0.1",
+    allowed_hosts: Sequence[str] = (),
+    allowed_agents: Sequence[str] = (),
+    token: str | None = None,
+) -> Guard:
+    """The ASGI app: the page, its static files and the JSON API (module docstring),
+    behind :class:`jungle_cli._serve_guard.Guard`.
 
-    ``workers`` bounds the agent searches running at once, ``max_games`` the games kept,
-    ``move_time`` each agent decision (seconds); ``hint`` is the hint agent of games that
-    name none and ``hint_time`` the seconds a hint may take. The ``plugins`` modules are
-    imported here (their agents play in games and hints) and in every decision worker. A
-    bad ``hint`` spec raises :class:`jungle_agents.AgentSpecError`, a bad time ``ValueError``.
+    ``workers`` bounds the agent searches running at once and ``hint_workers`` the hint
+    searches (processes apart), ``max_games`` the games kept (``idle_s``: seconds an idle
+    game is kept, ``finished_s`` a finished one), ``move_time`` each agent decision
+    (seconds); ``hint`` is the hint agent of games that name none and ``hint_time`` the
+    seconds a hint may take. ``host`` (the listening address) and ``allowed_hosts`` are the
+    host names the server answers to beside loopback's; ``allowed_agents`` are specs the
+    operator allows whole (file parameters included, as ``hint`` is); ``token``, when given,
+    is needed by every request. The ``plugins`` modules are imported here (their agents
+    play in games and hints) and in every decision worker. A bad ``hint`` or allowed spec
+    raises :class:`jungle_agents.AgentSpecError`, a bad time ``ValueError``.
 
     >>> from starlette.testclient import TestClient
-    >>> with TestClient(make_app(workers=1)) as client:
+    >>> with TestClient(make_app(workers=1), base_url="http://127.0.0.1") as client:
     ...     client.post("/api/games", json={"agent": "minmax"}).json()["error"][:22]
     "unknown agent 'minmax'"
     """
@@ -541,20 +337,25 @@ def make_app(
         if not 0 < seconds < float("inf"):
             raise ValueError(f"{name} must be a number of seconds > 0, not {seconds}")
     import_plugins(plugins)
-    check_spec(hint)
+    for spec in (hint, *allowed_agents):
+        check_spec(spec)  # the operator's own specs: any parameter, in or out of range
+    policy = SpecPolicy([*allowed_agents, hint])
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = GameStore(
             max_games=max_games,
             idle_s=idle_s,
+            finished_s=finished_s,
             workers=workers,
+            hint_workers=hint_workers,
             move_time=move_time,
             hint=hint,
             hint_time=hint_time,
             plugins=plugins,
         )
         app.state.store = store
+        app.state.policy = policy
         try:
             yield
         finally:
@@ -588,17 +389,85 @@ def make_app(
             api(gid + "/record", _record, ["GET"]),
         ],
         lifespan=lifespan,
+        exception_handlers={HTTPException: _http_error},
     )
+    unspecified = host in ("0.0.0.0", "::", "")
+    return Guard(app, hosts=[*allowed_hosts, *([] if unspecified else [host])], token=token)
 
-    return _SecurityHeaders(app)
+
+def _timed_protocol(header_timeout: float) -> type[H11Protocol]:
+    """uvicorn's HTTP/1.1 protocol, closing a connection whose request headers are not
+    whole ``header_timeout`` seconds after it opened or after its last answer: uvicorn's
+    keep-alive timeout only covers a connection that sends nothing after an answer, not
+    one that never sends a request or trickles its headers a byte at a time."""
+
+    class TimedH11Protocol(H11Protocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def _arm(self) -> None:
+            cycle = self.cycle
+
+            def expire() -> None:
+                if self.cycle is cycle and not self.transport.is_closing():
+                    self.transport.close()  # no new request began: headers too slow
+
+            self.loop.call_later(header_timeout, expire)
+
+    return TimedH11Protocol
+
+
+def server_config(
+    app: Guard,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    header_timeout: float = 10.0,
+    keep_alive: int = 5,
+    max_connections: int = 256,
+    log_level: str = "warning",
+) -> uvicorn.Config:
+    """uvicorn's configuration of the server: an idle connection is closed after
+    ``keep_alive`` seconds, one whose request headers take over ``header_timeout`` seconds
+    too; beyond ``max_connections`` connections (or requests in progress) a request gets
+    503 at once; request headers at most 16 KiB (h11's limit)."""
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        http=_timed_protocol(header_timeout),
+        timeout_keep_alive=keep_alive,
+        limit_concurrency=max_connections,
+        h11_max_incomplete_event_size=16_384,
+        timeout_graceful_shutdown=1,  # pages keep a long poll open
+    )
 
 
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
+    *,
+    header_timeout: float = 10.0,
+    keep_alive: int = 5,
+    max_connections: int = 256,
     **options: Any,
 ) -> None:
     """Run the app under uvicorn until Ctrl-C (``jungle serve``); ``options`` go to
-    :func:`make_app`. Loopback by default: the page has no accounts, so anyone who can reach
-    the port can start games."""
-    uvicorn.run(make_app(**options), host=host, port=port, log_level="warning")
+    :func:`make_app`, the timeouts to :func:`server_config`. Loopback by default: the page
+    has no accounts, so anyone who can reach the port can start games."""
+    app = make_app(host=host, **options)
+    config = server_config(
+        app,
+        host,
+        port,
+        header_timeout=header_timeout,
+        keep_alive=keep_alive,
+        max_connections=max_connections,
+    )
+    uvicorn.Server(config).run()

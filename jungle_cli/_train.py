@@ -15,6 +15,7 @@ import time
 from jungle_cli._args import add_command
 from jungle_cli._progress import TrainProgress, format_seconds
 from jungle_core import import_optional
+from jungle_train import _distributed as distributed
 from jungle_train._run import run_training
 from jungle_train._trainers import KINDS, make_trainer, resolve_config
 
@@ -27,9 +28,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if steps is None:
         raise ValueError(f"--steps is needed for {args.kind} (its config has no total_steps)")
     out = args.out or f"runs/{args.kind}"
+    main = _join_processes(args)
     trainer = make_trainer(args.kind, config)
     bar = TrainProgress()
-    bar.start(0)
+    if main:
+        bar.start(0)
     start = time.perf_counter()
     run_training(
         trainer,
@@ -43,12 +46,27 @@ def _cmd_train(args: argparse.Namespace) -> int:
         eval_opponents=[o for o in args.eval_against.split(",") if o],
         progress=bar,
     )
+    if not main:
+        return 0
     print(
         f"trained {args.kind} to {steps:,} steps in {format_seconds(time.perf_counter() - start)}; "
         f"wrote {out}/agent.npz (play it: {args.kind}:path={out}/agent.npz), "
         f"{out}/run.npz, {out}/metrics.jsonl"
     )
     return 0
+
+
+def _join_processes(args: argparse.Namespace) -> bool:
+    """Join the other processes of a distributed run when asked (a flag, or the
+    environment: ``JAX_COORDINATOR_ADDRESS``, a SLURM step of several tasks); whether
+    this process is the one that writes (process 0)."""
+    if not hasattr(args, "coordinator"):
+        return True
+    flags = (args.coordinator, args.num_processes, args.process_id)
+    if not (args.distributed or distributed.wanted(*flags)):
+        return True
+    distributed.initialize(*flags, heartbeat_timeout_s=args.heartbeat)
+    return distributed.is_main()
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
@@ -97,6 +115,8 @@ LEARNERS = {
         (
             "jungle train dqn --config cpu --out runs/dqn",
             "jungle train dqn --config gpu --steps 100000000 --out runs/dqn-gpu",
+            "jungle train dqn --config gpu --out runs/dqn2 --coordinator 10.0.0.1:6000 "
+            "--num-processes 2 --process-id 0  # and --process-id 1 on the second host",
         ),
     ),
     "qlearn": _Learner(
@@ -198,7 +218,52 @@ def _add_train_kind(sub: argparse._SubParsersAction[argparse.ArgumentParser], ki
         metavar="AGENTS",
         help="comma-separated agent specs to evaluate against",
     )
+    if kind == "dqn":  # the learner that shards its games over processes
+        _add_process_flags(p)
     p.set_defaults(func=_cmd_train)
+
+
+def _add_process_flags(p: argparse.ArgumentParser) -> None:
+    group = p.add_argument_group(
+        "several processes or hosts (jax.distributed): the games shared out among all their devices"
+    )
+    group.add_argument(
+        "--coordinator",
+        default=None,
+        metavar="HOST:PORT",
+        help="process 0's address, the same for every process (default: "
+        "$JAX_COORDINATOR_ADDRESS, or SLURM's first node)",
+    )
+    group.add_argument(
+        "--num-processes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="processes in all (default: $JAX_NUM_PROCESSES, or SLURM's tasks)",
+    )
+    group.add_argument(
+        "--process-id",
+        type=int,
+        default=None,
+        metavar="I",
+        help="this process, 0..N-1; 0 writes the run folder (default: $JAX_PROCESS_ID, "
+        "or SLURM's task id)",
+    )
+    group.add_argument(
+        "--distributed",
+        action="store_true",
+        help="join a distributed run from what the environment says alone (SLURM, "
+        "Open MPI, Kubernetes; implied by the flags above, $JAX_COORDINATOR_ADDRESS or "
+        "a SLURM step of several tasks)",
+    )
+    group.add_argument(
+        "--heartbeat",
+        type=int,
+        default=100,
+        metavar="SECONDS",
+        help="a process silent this long is declared dead and the others stop, "
+        "to be resumed with --resume (default: 100)",
+    )
 
 
 def add_train_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

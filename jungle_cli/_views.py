@@ -13,13 +13,17 @@ import json
 import re
 from typing import Any
 
+import attrs
+
 import jungle_core as jc
 from jungle_agents import agent_kinds, describe_agents
 from jungle_agents.arena import GameRecord, replay
 from jungle_core.lowlevel import tables
 
 __all__ = [
+    "MAX_NAME",
     "MAX_RECORD_PLIES",
+    "SERVED_RULES",
     "BadRequestError",
     "ConflictError",
     "ServeError",
@@ -32,7 +36,16 @@ __all__ = [
     "position_view",
 ]
 
-MAX_RECORD_PLIES = 5000
+MAX_RECORD_PLIES = 2000
+"""Plies of an uploaded record: more than any game under the server's rule sets reaches
+(CLASSIC stops at 300; DARK's no-removal limit of 100 plies, 16 pieces to remove), and each
+kept position costs the server about a kilobyte."""
+
+MAX_NAME = 100
+"""Characters of a player's name in an uploaded record (the page shows it in every view)."""
+
+SERVED_RULES = ("dark", "classic", "dark_strict")
+"""The rule sets the server plays (an upload under other rules is refused)."""
 
 
 class ServeError(ValueError):
@@ -203,11 +216,27 @@ def parse_record_text(text: str, index: int = 0) -> tuple[GameRecord, int]:
         raise BadRequestError(f"not a game record: {error}") from None
     if record.plies > MAX_RECORD_PLIES:
         raise BadRequestError(f"the record has {record.plies} plies; at most {MAX_RECORD_PLIES}")
+    if max(len(name) for name in record.players) > MAX_NAME:
+        raise BadRequestError(f"a player's name in the record is over {MAX_NAME} characters")
+    record = _served_rules(record)
     try:
         replay(record)
     except (ValueError, TypeError, IndexError) as error:
         raise BadRequestError(f"bad game record: {error}") from None
     return record, len(entries)
+
+
+def _served_rules(record: GameRecord) -> GameRecord:
+    """The record under the server's own rule set object, whatever name it gave its rules:
+    each distinct rule set costs a cache of tables that is never freed, so the server keeps
+    to :data:`SERVED_RULES`."""
+    for name in SERVED_RULES:
+        rules = jc.rules_by_name(name)
+        if attrs.evolve(record.rules, name=rules.name) == rules:
+            return attrs.evolve(record, rules=rules)
+    raise BadRequestError(
+        f"the record's rules are none of the rule sets this server plays ({list(SERVED_RULES)})"
+    )
 
 
 def field(data: dict[str, Any], name: str, kind: type, default: Any) -> Any:
@@ -225,7 +254,10 @@ def field(data: dict[str, Any], name: str, kind: type, default: Any) -> Any:
     if value is None and default is None:
         return None
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:
+            raise BadRequestError(f"{name} is out of range: {str(value)[:20]}...") from None
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise BadRequestError(f"{name} must be a {kind.__name__}, not {value!r}")
     return value

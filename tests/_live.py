@@ -11,18 +11,17 @@ from typing import Any
 
 import uvicorn
 
-from jungle_cli._serve import make_app
+from jungle_cli._serve import make_app, server_config
 
 
 @contextlib.contextmanager
-def live_server(**options: Any) -> Iterator[str]:
-    """Yield the base URL of a running server built by ``make_app(**options)``."""
-    config = uvicorn.Config(
-        make_app(**options),
-        host="127.0.0.1",
-        port=0,
-        log_level="warning",
-        timeout_graceful_shutdown=1,  # pages keep a long poll open
+def live_server(
+    *, header_timeout: float = 10.0, keep_alive: int = 5, **options: Any
+) -> Iterator[str]:
+    """Yield the base URL of a running server built by ``make_app(**options)`` and
+    configured as ``jungle serve`` configures it (:func:`server_config`)."""
+    config = server_config(
+        make_app(**options), "127.0.0.1", 0, header_timeout=header_timeout, keep_alive=keep_alive
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

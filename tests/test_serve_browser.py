@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -422,3 +423,43 @@ def test_the_hint_comes_from_the_hint_agent_not_the_opponent(app: Page) -> None:
     app.select_option("#mode", "human-human")
     expect(app.locator("#agent-box")).to_be_hidden()
     expect(app.locator("#hint-box")).to_be_visible()
+
+
+def test_the_page_gives_its_games_back(app: Page, server: str) -> None:
+    """A new game releases the page's previous one, and closing the page its last: their
+    slots are free at once, not after the idle time."""
+    first = game(app)["id"]
+    start(app, "dark")
+    second = game(app)["id"]
+
+    def status(gid: str) -> int:
+        return app.request.get(f"{server}/api/games/{gid}").status
+
+    for _ in range(50):  # bounded: the release is a request of its own
+        if status(first) == 404:
+            break
+        app.wait_for_timeout(100)
+    assert status(first) == 404 and status(second) == 200
+    app.goto("about:blank")  # the page goes away
+    for _ in range(50):
+        if status(second) == 404:
+            break
+        time.sleep(0.1)
+    assert status(second) == 404
+
+
+def test_the_page_sends_only_json_posts(app: Page) -> None:
+    """The server refuses a POST that is not JSON (a cross-site form's): every button of
+    the page still works."""
+    start(app, "dark", agent="random")
+    app.click("#hint")
+    expect(app.locator("#hint-text")).to_contain_text("hint (")
+    app.locator("#move-text").fill("?d1")
+    app.locator("#move-text").press("Enter")
+    app.wait_for_function("() => S.game.moves.length >= 1")
+    wait_human(app)
+    app.click("#undo")
+    app.wait_for_function("() => S.game.moves.length === 0")
+    app.click("#resign")
+    expect(app.locator("#banner")).to_contain_text("resigned")
+    expect(app.locator("#error")).to_be_hidden()

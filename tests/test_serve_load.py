@@ -15,6 +15,7 @@ pytest.importorskip("starlette", reason="jungle serve needs the serve extra")
 httpx2 = pytest.importorskip("httpx2")
 
 from jungle_agents.arena import GameRecord, replay  # noqa: E402
+from property_tests.serve_soak import soak, verdict  # noqa: E402
 from tests._live import live_server  # noqa: E402
 
 GAMES = 50
@@ -81,3 +82,12 @@ def test_fifty_concurrent_games_lose_no_move() -> None:
         f"max {1000 * latencies[-1]:.0f} ms"
     )
     assert len(results) == GAMES and moves >= GAMES
+
+
+def test_a_short_soak_leaks_nothing() -> None:
+    """``make soak-serve`` in small (30 games of every kind the soak plays, through a real
+    ``jungle serve`` process): no error, no descriptor or process more than after the
+    warm-up, nothing left running after the server."""
+    figures = soak(games=30, clients=4, warmup=10, every=0.25, deadline_s=120)
+    assert figures["games"] == 30
+    assert verdict(figures, growth_mib=40.0) == [], figures

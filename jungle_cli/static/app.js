@@ -30,9 +30,9 @@ const S = {
 
 async function api(method, path, body) {
   const init = { method, headers: {} };
-  if (body !== undefined) {
+  if (method === "POST") {  // the server takes only JSON posts (no cross-site form posts)
     init.headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
+    init.body = JSON.stringify(body === undefined ? {} : body);
   }
   const response = await fetch(path, init);
   let data = null;
@@ -41,6 +41,12 @@ async function api(method, path, body) {
     throw new Error((data && data.error) || `${response.status} ${response.statusText}`);
   }
   return data;
+}
+
+// Give a game's slot back to the server: the page's previous game when it starts or loads
+// another, the current one when the page goes away (keepalive: the request outlives it).
+function release(id) {
+  fetch(`/api/games/${id}`, { method: "DELETE", keepalive: true }).catch(() => {});
 }
 
 function showError(message) {
@@ -75,6 +81,7 @@ function setGame(view) {
   const newId = !S.game || S.game.id !== view.id;
   if (!newId && view.version < S.game.version) return;
   if (newId) {
+    if (S.game) release(S.game.id);
     S.viewPly = null; S.pending = null; S.selected = null; S.cache.clear();
     clearGameText();
   }
@@ -623,3 +630,5 @@ async function init() {
 }
 
 window.addEventListener("DOMContentLoaded", () => act(init));
+window.addEventListener("pagehide", () => { if (S.game) release(S.game.id); });
+window.addEventListener("pageshow", (evt) => { if (evt.persisted) startGame(); });
