@@ -4,7 +4,9 @@ A learner written PureJaxRL-style has ``init(key) -> runner`` and ``round(runner
 (runner, metrics)``, pure and jittable; :class:`JaxRoundTrainer` compiles both once and
 implements :class:`jungle_train._run.Trainer` over them: whole rounds a chunk at a time,
 the run state as one checkpoint of its leaves, the playing checkpoint of its ``params``.
-Under ``jax.distributed`` every process computes and process 0 alone writes.
+Under ``jax.distributed`` (:mod:`jungle_train._distributed`) every process runs the same
+rounds on the global arrays, every process gathers what a checkpoint holds and process 0
+alone writes it; on resume process 0 alone reads it and hands it to the others.
 
 The first chunk of a run spends most of its time compiling the round; each chunk's
 metrics say how long (``compile_s``, measured by :class:`CompileTimer`), so the rate of
@@ -20,9 +22,20 @@ from typing import Any, Protocol
 
 import jax
 import jax.monitoring
+import jax.numpy as jnp
+import numpy as np
 
 from jungle_train._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train._config import config_to_json
+from jungle_train._distributed import (
+    GameSharding,
+    agree,
+    broadcast_arrays,
+    is_main,
+    place_like,
+    process_count,
+)
+from jungle_train._errors import CheckpointError, ConfigError
 from jungle_train._metrics import COMPILE_S
 from jungle_train._pytree_io import leaves_from_arrays, leaves_to_arrays, params_to_arrays
 
@@ -102,6 +115,13 @@ class JaxRoundTrainer:
     def __init__(
         self, config: Any, parts: RoundParts, compiler_options: dict[str, Any] | None = None
     ) -> None:
+        if process_count() > 1 and not isinstance(getattr(parts, "games", None), GameSharding):
+            # unsharded, each process would run the whole batch and the gathered
+            # checkpoint would hold every process's copy
+            raise ConfigError(
+                f"{type(self).__name__} does not shard its games over processes; "
+                "run it in one process (without jax.distributed)"
+            )
         self.config = config
         self._parts = parts
         self._init = jax.jit(parts.init)
@@ -135,7 +155,7 @@ class JaxRoundTrainer:
         return int(state.rounds) * int(self.config.steps_per_round)
 
     def _write(self, path: str, arrays: dict[str, Any], state: Any, **extra: Any) -> None:
-        if jax.process_index() != 0:  # every process gathered; one writes
+        if not is_main():  # every process gathered; one writes
             return
         save_checkpoint(
             path,
@@ -151,10 +171,41 @@ class JaxRoundTrainer:
         self._write(path, leaves_to_arrays(state), state)
 
     def load(self, path: str) -> Any:
-        """The run state :meth:`save` wrote, for this config."""
-        ckpt = load_checkpoint(path, kind=self.kind, config=config_to_json(self.config))
+        """The run state :meth:`save` wrote, for this config. Across processes, process
+        0 reads the file and the others receive its arrays (a refusal on process 0 is a
+        :class:`CheckpointError` on every process)."""
         template = jax.eval_shape(self._parts.init, jax.random.key(0))
-        return leaves_from_arrays(template, dict(ckpt.arrays), path)
+        if process_count() == 1:
+            ckpt = load_checkpoint(path, kind=self.kind, config=config_to_json(self.config))
+            return leaves_from_arrays(template, dict(ckpt.arrays), path)
+        return self._load_across_processes(path, template)
+
+    def _load_across_processes(self, path: str, template: Any) -> Any:
+        fresh = self._init(jax.random.key(0))  # every leaf's global layout
+        leaves, treedef = jax.tree.flatten(fresh)
+        layouts = [jax.random.key_data(a) if _is_key(a) else a for a in leaves]
+        arrays: dict[str, Any] = {}
+        error: CheckpointError | None = None
+        if is_main():
+            try:
+                ckpt = load_checkpoint(path, kind=self.kind, config=config_to_json(self.config))
+                leaves_from_arrays(template, dict(ckpt.arrays), path)  # refuses a mismatch
+                arrays = dict(ckpt.arrays)
+            except CheckpointError as e:
+                error = e
+        if agree(int(error is None)) == 0:
+            raise error or CheckpointError(f"{path}: process 0 could not read this run state")
+        received = broadcast_arrays(
+            [
+                np.asarray(arrays[f"run/{i:04d}"]) if arrays else np.zeros(a.shape, a.dtype)
+                for i, a in enumerate(layouts)
+            ]
+        )
+        out = []
+        for leaf, layout, value in zip(leaves, layouts, received, strict=True):
+            placed = place_like(value, layout)
+            out.append(jax.random.wrap_key_data(placed) if _is_key(leaf) else placed)
+        return jax.tree.unflatten(treedef, out)
 
     def save_agent(self, state: Any, path: str, **extra: Any) -> None:
         """The playing checkpoint: the network's parameters and the config."""
@@ -163,3 +214,7 @@ class JaxRoundTrainer:
     def agent(self, path: str) -> Any:
         """The agent that plays from a checkpoint :meth:`save_agent` wrote."""
         raise NotImplementedError
+
+
+def _is_key(a: Any) -> bool:
+    return bool(jnp.issubdtype(a.dtype, jax.dtypes.prng_key))

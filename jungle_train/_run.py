@@ -19,6 +19,11 @@ reports its progress several times) and, after each chunk:
 kind of learner or another config) and drops the metrics lines of steps after it, so a
 run killed at any moment (SIGKILL included) resumes from its last checkpoint and ends at
 the same step count with a parseable metrics file.
+
+Across processes (``jax.distributed``, :mod:`jungle_train._distributed`) every process
+calls :func:`run_training` with the same arguments and trains; process 0 alone reads and
+writes ``OUT`` (checkpoints, metrics, evaluation, ``progress``), so ``OUT`` need only
+exist on its host.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from jungle_agents.arena import game_seed, play_game
 from jungle_core import DARK, Rules
 from jungle_train._checkpoint import atomic_write
 from jungle_train._config import config_to_json
+from jungle_train._distributed import agree, is_main
 from jungle_train._errors import CheckpointError, ConfigError
 from jungle_train._metrics import COMPILE_S, DECISIONS_PER_S, SCORE, MetricsLog, read_metrics
 
@@ -165,24 +171,32 @@ def run_training(
     ):
         if value < least:
             raise ConfigError(f"{name} must be >= {least}, not {value}")
-    if run_path.exists() and not resume:
+    # across processes (jax.distributed) process 0 alone reads and writes the folder,
+    # and tells the others whether the run resumes
+    main = is_main()
+    there = main and run_path.exists()
+    if not agree(int(not there or resume)):
         raise CheckpointError(
             f"{run_path}: a run is already there; pass resume (--resume) to continue it, "
             "or choose another output folder"
         )
-    folder.mkdir(parents=True, exist_ok=True)
-    config_json = config_to_json(trainer.config)
-    header = {"kind": trainer.kind, "seed": seed, "config": config_json}
-    atomic_write(folder / "config.json", (json.dumps(header, indent=1) + "\n").encode())
-    log = MetricsLog(folder / METRICS_FILE)
-    if resume and run_path.exists():
+    log: MetricsLog | None = None
+    if main:
+        folder.mkdir(parents=True, exist_ok=True)
+        config_json = config_to_json(trainer.config)
+        header = {"kind": trainer.kind, "seed": seed, "config": config_json}
+        atomic_write(folder / "config.json", (json.dumps(header, indent=1) + "\n").encode())
+        log = MetricsLog(folder / METRICS_FILE)
+    if agree(int(resume and there)):
         state = trainer.load(str(run_path))
-        log.truncate_after(trainer.steps_done(state))
+        if log is not None:
+            log.truncate_after(trainer.steps_done(state))
     else:
         state = trainer.init(seed)
-        log.truncate_after(-1)
+        if log is not None:
+            log.truncate_after(-1)
     done = trainer.steps_done(state)
-    elapsed = _last_time(folder / METRICS_FILE)
+    elapsed = _last_time(folder / METRICS_FILE) if main else 0.0
     next_eval = (done // eval_every + 1) * eval_every if eval_every > 0 else steps
     if chunk_steps is None:
         chunk_steps = min(CHUNK_STEPS, max(1, math.ceil((steps - done) / PROGRESS_POINTS)))
@@ -204,18 +218,20 @@ def run_training(
             if done >= next_eval or done >= steps:
                 agent_path = folder / AGENT_FILE
                 trainer.save_agent(state, str(agent_path))
-                if eval_games > 0 and eval_opponents:
+                if main and eval_games > 0 and eval_opponents:
                     agent = trainer.agent(str(agent_path))
                     for opp in eval_opponents:
                         line[SCORE + opp] = evaluate(agent, opp, eval_games, seed=done)["score"]
                 while next_eval <= done:
                     next_eval += eval_every if eval_every > 0 else steps
-            log.append(line)
+            if log is not None:
+                log.append(line)
             trainer.save(state, str(run_path))
-            if progress is not None:
+            if progress is not None and main:
                 progress(done, steps, line)
     finally:
-        log.close()
+        if log is not None:
+            log.close()
     return state
 
 

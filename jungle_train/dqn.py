@@ -72,10 +72,12 @@ Greedy's tie-breaks are integer hashes of those words (:mod:`jungle_train._sampl
 live beside it.
 
 **Devices.** The batch of games (environment states, and the replay's leading axis) is
-sharded over every local device (a 1-D mesh named ``"games"``); parameters and optimiser
-state are replicated, so one CPU, one GPU or eight run the same code. Across hosts, call
-``jax.distributed.initialize()`` on every host before building the trainer, and the mesh
-spans ``jax.devices()`` of all hosts (each process holds its own games).
+sharded over every device of every process (:class:`jungle_train._distributed.GameSharding`,
+a 1-D mesh named ``"games"``); parameters and optimiser state are replicated, so one CPU,
+one GPU, eight, or several hosts run the same computation: XLA all-reduces the gradients
+of a batch sampled across the shards. Across processes, call
+:func:`jungle_train._distributed.initialize` on each before building the trainer
+(``jungle train dqn --coordinator HOST:PORT --num-processes N --process-id I``).
 """
 
 from __future__ import annotations
@@ -90,12 +92,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
-from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from jungle_core import DARK, Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_train._board import potential, present, removed_ranks
 from jungle_train._config import RoundSchedule
+from jungle_train._distributed import GameSharding
 from jungle_train._endgames import random_endgame
 from jungle_train._jax_greedy import JaxGreedy
 from jungle_train._jax_trainer import JaxRoundTrainer
@@ -134,7 +136,7 @@ class Config(RoundSchedule):
     total_steps: int = 20_000_000
     """Learner decisions to train for, over all games (sets the schedules' length)."""
     num_envs: int = 1024
-    """Games played side by side (sharded over the local devices)."""
+    """Games played side by side (sharded over every device of every process)."""
     rollout_length: int = 1
     """Iterations (one learner decision per game each) per round of updates."""
     updates_per_rollout: int = 16
@@ -537,7 +539,7 @@ def double_q_loss(
 
 class _Parts:
     """The pieces of a run built once per config: env, Greedy, network, optimiser,
-    replay buffer and the device mesh."""
+    replay buffer and the games' sharding over the devices."""
 
     def __init__(self, config: Config, rules: Rules = DARK) -> None:
         if rules.setup == "scattered":
@@ -565,26 +567,9 @@ class _Parts:
             if jax.default_backend() in ("cpu", "gpu", "tpu")
             else "cpu",
         )
-        self.mesh = Mesh(np.array(jax.devices()), ("games",))
+        self.games = GameSharding()  # games split over every device of every process
         self.start = self.env.init(jax.random.key(0))
         self.slots = config.opponent_slots
-
-    # -- sharding -----------------------------------------------------------------
-
-    def games(self, x: Any) -> Any:
-        """Constrain a pytree with the games on its leading axis to the device mesh."""
-        n = len(self.mesh.devices)
-        if n == 1:
-            return x
-        spec = NamedSharding(self.mesh, PartitionSpec("games"))  # type: ignore[no-untyped-call]
-        return jax.tree.map(
-            lambda a: (
-                jax.lax.with_sharding_constraint(a, spec)  # type: ignore[no-untyped-call]
-                if a.ndim and a.shape[0] % n == 0
-                else a
-            ),
-            x,
-        )
 
     # -- acting -------------------------------------------------------------------
 
