@@ -218,7 +218,7 @@ def _add_train_kind(sub: argparse._SubParsersAction[argparse.ArgumentParser], ki
         metavar="AGENTS",
         help="comma-separated agent specs to evaluate against",
     )
-    if kind == "dqn":  # the learner that shards its games over processes
+    if kind in ("dqn", "azero"):  # the learners that shard their games over processes
         _add_process_flags(p)
     p.set_defaults(func=_cmd_train)
 

@@ -92,6 +92,7 @@ from jungle_train._azero_config import (
 from jungle_train._azero_guides import build_network, dqn_guide
 from jungle_train._azero_net import network_evaluation, planes_shape
 from jungle_train._azero_search import make_search, step_result
+from jungle_train._distributed import GameSharding
 from jungle_train._hand_value import material_balance
 from jungle_train._jax_trainer import JaxRoundTrainer
 from jungle_train._mctx_fast import COMPILER_OPTIONS
@@ -215,6 +216,7 @@ class _Parts:
 
     def __init__(self, config: Config) -> None:
         self.config = config
+        self.games = GameSharding()  # games split over every device of every process
         self.env: JaxEnv = make(config.rule_set)
         self.network = build_network(config.rule_set, config.channels, config.conv_layers)
         evaluate: Any = functools.partial(blended_evaluation, self.env, self.network)
@@ -255,8 +257,8 @@ class _Parts:
         return RunnerState(
             params=params,
             opt_state=self.optimizer.init(params),
-            games=games,
-            previous=previous,
+            games=self.games(games),
+            previous=self.games(previous),
             key=key,
             rounds=jnp.zeros((), jnp.int32),
         )
@@ -413,9 +415,9 @@ class _Parts:
             return games, (step, stats)
 
         games, (block, stats) = jax.lax.scan(
-            play, runner.games, jax.random.split(k_play, config.rollout_length)
+            play, self.games(runner.games), jax.random.split(k_play, config.rollout_length)
         )
-        current: Block = jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), block)  # [B, T, ...]
+        current: Block = self.games(jax.tree.map(lambda x: jnp.swapaxes(x, 0, 1), block))
         nan = jnp.float32(jnp.nan)
         skipped = {
             "policy_loss": nan,
@@ -444,7 +446,7 @@ class _Parts:
         runner = RunnerState(
             params=params,
             opt_state=opt_state,
-            games=games,
+            games=self.games(games),
             previous=current,
             key=key,
             rounds=runner.rounds + 1,
