@@ -59,13 +59,24 @@ BUILD_S = 60.0
 AGENT_CACHE = 4
 """Agents a worker keeps built (an AlphaZero agent holds tens of MB)."""
 MAX_RSS = 2 << 30
-"""A worker ends itself once its peak memory passes this (bytes); another replaces it."""
+"""A worker ends itself once its resident memory passes this (bytes), after answering;
+the pool starts another for the next decision."""
 
 
-def _peak_rss() -> int:
-    """This process's peak resident memory in bytes (``ru_maxrss``: KiB on Linux)."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return int(peak if sys.platform == "darwin" else peak * 1024)
+def _rss() -> int:
+    """This process's resident memory now, in bytes: ``/proc/self/statm`` on Linux; else
+    the peak (``ru_maxrss``). Not the peak on Linux: a spawned worker inherits its parent's
+    peak across ``execve``, so a worker of a large process would look full from the start.
+
+    >>> 0 < _rss() < 1 << 40
+    True
+    """
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return int(peak if sys.platform == "darwin" else peak * 1024)
 
 
 class DecisionTimeoutError(RuntimeError):
@@ -100,10 +111,14 @@ def _worker_main(conn: Connection, plugins: Sequence[str], parent: int, max_rss:
             conn.send(("built", 0, 0.0))  # thinking is timed from here
             start = time.perf_counter()
             action = int(agent.act(state, np.random.default_rng(seed)))
-            conn.send(("ok", action, time.perf_counter() - start))
+            reply: tuple[str, int | str, float] = ("ok", action, time.perf_counter() - start)
         except Exception as error:
-            conn.send(("error", f"{type(error).__name__}: {error}", 0.0))
-        if _peak_rss() > max_rss:
+            reply = ("error", f"{type(error).__name__}: {error}", 0.0)
+        retiring = _rss() > max_rss
+        if retiring:  # said before the answer, so the pool never sends this worker more
+            conn.send(("retiring", 0, 0.0))
+        conn.send(reply)
+        if retiring:
             return  # the pool starts a fresh worker for the next decision
 
 
@@ -200,6 +215,7 @@ class DecisionPool:
             )
         except queue.Empty:
             raise DecisionTimeoutError("no decision worker came free in time; try again") from None
+        retiring = False
         try:
             if self._closed:
                 raise AgentFailedError("the decision pool is closed")
@@ -217,21 +233,29 @@ class DecisionPool:
             worker.conn.send((rules, spec, state, seed))
             build = BUILD_S if deadline is None else max(deadline - time.monotonic(), 0.0)
             for limit, what in ((build, "build"), (timeout, "decide")):
-                if not worker.conn.poll(max(limit, 0.0)):
-                    self._retire(worker)
-                    worker = None
-                    raise DecisionTimeoutError(f"{spec} did not {what} within {limit:.1f} s")
-                try:
-                    status, value, seconds = worker.conn.recv()
-                except (EOFError, OSError) as error:
-                    self._retire(worker)
-                    worker = None
-                    raise AgentFailedError(f"{spec}: its worker process died ({error!r})") from None
+                status = "retiring"
+                while status == "retiring":  # the worker ends after this answer
+                    if not worker.conn.poll(max(limit, 0.0)):
+                        self._retire(worker)
+                        worker = None
+                        raise DecisionTimeoutError(f"{spec} did not {what} within {limit:.1f} s")
+                    try:
+                        status, value, seconds = worker.conn.recv()
+                    except (EOFError, OSError) as error:
+                        self._retire(worker)
+                        worker = None
+                        raise AgentFailedError(
+                            f"{spec}: its worker process died ({error!r})"
+                        ) from None
+                    retiring = retiring or status == "retiring"
                 if status != "built":
                     break
                 if deadline is not None:
                     timeout = min(timeout, deadline - time.monotonic())
         finally:
+            if retiring and worker is not None:
+                self._retire(worker)
+                worker = None  # its slot starts a fresh worker when next needed
             self._idle.put(worker)
         if status != "ok":
             raise AgentFailedError(f"{spec} failed: {value}")

@@ -76,7 +76,8 @@ def test_every_help_explains_shows_defaults_and_an_example(
         if not action.option_strings or not has_shown_default(action):
             continue
         # the option's own lines: from its flag to the next option or section
-        start = text.index(f"  {action.option_strings[-1]}")
+        flag = re.escape(action.option_strings[-1])  # exactly it: --hint, not --hint-time
+        start = re.search(rf"^  {flag}(?=[ ,\n])", text, flags=re.MULTILINE).start()  # type: ignore[union-attr]
         block = re.split(r"\n  -|\n\n", text[start + 3 :], maxsplit=1)[0]
         block = " ".join(block.split())
         assert "default" in block and str(action.default) in block, (path, block)

@@ -425,3 +425,28 @@ def test_hints_never_delay_a_games_own_agent() -> None:
         for thread in threads:
             thread.join(30)
     assert len(view["moves"]) >= 2 and seconds < 2.0, seconds
+
+
+def test_a_worker_over_its_memory_cap_is_replaced_and_no_decision_fails() -> None:
+    """A worker past ``max_rss`` answers, says it is retiring, and ends; the next decision
+    gets a fresh worker. With a cap of one byte every worker retires after one answer,
+    and five decisions in a row still all succeed (a worker's memory is its current
+    resident size: a spawned worker inherits its parent's peak across exec, which made
+    workers of a large test process look full from the start)."""
+    from jungle_cli._decisions import DecisionPool
+
+    state = jc.new_game(jc.DARK)
+    with DecisionPool(workers=1, max_rss=1) as pool:
+        pids: list[int | None] = []
+        start = pool._start
+
+        def counted() -> Any:
+            worker = start()
+            pids.append(worker.process.pid)
+            return worker
+
+        pool._start = counted  # type: ignore[method-assign]
+        for seed in range(5):
+            action, _ = pool.decide(jc.DARK, "random", state, seed, timeout=30.0)
+            assert action in jc.legal_actions(state)
+        assert len(set(pids)) == 5  # a fresh worker for each decision
