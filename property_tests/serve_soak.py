@@ -274,10 +274,17 @@ def soak(
                 *(_client(base, counter, games, deadline, record, i) for i in range(clients))
             )
 
-        try:
-            asyncio.run(main())
-        except Exception as error:
-            errors.append(f"{type(error).__name__}: {error}")
+        def run_clients() -> None:
+            # in a thread of its own: asyncio.run refuses to start where an event loop
+            # already runs (as a test process's may, e.g. Playwright's)
+            try:
+                asyncio.run(main())
+            except Exception as error:
+                errors.append(f"{type(error).__name__}: {error}")
+
+        clients_thread = threading.Thread(target=run_clients)
+        clients_thread.start()
+        clients_thread.join()
         stop.set()
         thread.join(5)
         end = sample(server.pid)
