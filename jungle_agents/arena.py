@@ -67,7 +67,7 @@ from jungle_agents._records import (
     save_record,
 )
 from jungle_agents._reports import format_report, pair_rows, plot_heatmap, write_csv, write_markdown
-from jungle_agents._schedule import game_seed, import_plugins
+from jungle_agents._schedule import die_with_parent, game_seed, import_plugins
 from jungle_agents._stats import (
     EloRating,
     PairResult,
@@ -93,6 +93,7 @@ __all__ = [
     "compare_runs",
     "deal_layout",
     "decode_json",
+    "die_with_parent",
     "fit_elo",
     "format_comparison",
     "format_report",

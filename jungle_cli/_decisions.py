@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from jungle_agents import Agent, make_agent
-from jungle_agents._schedule import die_with_parent
+from jungle_agents.arena import die_with_parent
 from jungle_core import Rules, State
 
 __all__ = ["AgentFailedError", "DecisionPool", "DecisionTimeoutError"]

@@ -15,9 +15,8 @@ import time
 from jungle_cli._args import add_command
 from jungle_cli._progress import TrainProgress, format_seconds
 from jungle_core import import_optional
+from jungle_train import KINDS, make_trainer, resolve_config, run_training
 from jungle_train import _distributed as distributed
-from jungle_train._run import run_training
-from jungle_train._trainers import KINDS, make_trainer, resolve_config
 
 __all__ = ["LEARNERS", "TrainProgress", "add_train_parsers"]
 

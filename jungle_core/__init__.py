@@ -20,7 +20,13 @@ from jungle_core._errors import (
     JungleError,
     NotationError,
 )
-from jungle_core._extras import DISTRIBUTION, MissingExtraError, import_optional
+from jungle_core._extras import (
+    DISTRIBUTION,
+    EXTRA_OF,
+    INSTALLS_TOO,
+    MissingExtraError,
+    import_optional,
+)
 from jungle_core._game import (
     chance_outcomes,
     is_chance_action,
@@ -79,8 +85,10 @@ __all__ = [
     "DARK_STRICT",
     "DISTRIBUTION",
     "EMPTY",
+    "EXTRA_OF",
     "HIDDEN",
     "HIDDEN_OWNED",
+    "INSTALLS_TOO",
     "RANK_LETTERS",
     "RANK_NAMES",
     "GameOverError",

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from jungle_core import JungleError, import_optional
-from jungle_core._extras import EXTRA_OF, INSTALLS_TOO
+from jungle_core import EXTRA_OF, INSTALLS_TOO, JungleError, import_optional
 
 __all__ = [
     "JAX_LIBRARIES",
