@@ -136,7 +136,7 @@ def can_still_win(state: State, seat: int, trades: bool = False) -> bool:
     and ``seat`` holds more pieces or one that takes an enemy piece and survives (else
     every removal it can make is an equal trade, and its last one takes its own last
     piece too). A necessary condition, not a sufficient one (a lone chaser also needs
-    the parity); :func:`jungle_train._hand_value.winning_material` is the same test on
+    the parity); :func:`jungle_train.azero._hand_value.winning_material` is the same test on
     the JAX core, which ``azero:dead_draw`` reads.
 
     With ``trades``, the sharper test that counts them: each enemy piece that none of

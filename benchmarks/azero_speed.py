@@ -27,7 +27,7 @@ in slots of the legal actions, as the agent and the trainer do; ``--evaluator dq
 times each with the agent's evaluation and with none (uniform prior, values 0: the rules
 and the tree alone), to tell the network's share of the time from the search's;
 ``--noise mctx,threefry`` times mctx's own root noise (the reference) against
-:func:`jungle_train._mctx_fast.dirichlet_noise` (``SearchConfig.noise``), at the share
+:func:`jungle_train.azero.search._mctx_fast.dirichlet_noise` (``SearchConfig.noise``), at the share
 ``--dirichlet`` (self-play's 0.25; 0 by default, as the agent plays). ``--batch`` takes a
 list of sizes (each timed in turn). ``--profile DIR`` then traces one more search of each
 variant into ``DIR`` (``jax.profiler``) and prints the device operations that took its
@@ -60,11 +60,11 @@ import jax.numpy as jnp
 
 from jungle_core import DARK, State
 from jungle_core.jax_env import JaxState, make
-from jungle_train._azero_agent import calibration_position
-from jungle_train._azero_guides import dqn_guide
-from jungle_train._azero_search import make_search, zero_evaluator
-from jungle_train._azero_search_config import SearchConfig
-from jungle_train._mctx_fast import COMPILER_OPTIONS
+from jungle_train.azero._agent import calibration_position
+from jungle_train.azero._guides import dqn_guide
+from jungle_train.azero.search._config import SearchConfig
+from jungle_train.azero.search._mctx_fast import COMPILER_OPTIONS
+from jungle_train.azero.search._search import make_search, zero_evaluator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from trace_summary import newest_trace, summarize  # a sibling script (benchmarks/ is not a package)

@@ -36,8 +36,8 @@ import numpy as np
 from jungle_core import DARK
 from jungle_core.jax_env import make
 from jungle_train import dqn
-from jungle_train._learned import extra_inputs
-from jungle_train._sampling import uniform_legal
+from jungle_train.jitted._sampling import uniform_legal
+from jungle_train.players._numpy import extra_inputs
 
 
 def _wait(tree: Any) -> Any:

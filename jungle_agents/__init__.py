@@ -25,13 +25,22 @@ from jungle_agents._base import (
     register_agent,
 )
 from jungle_agents._builtin import register_builtin_agents
-from jungle_agents._classic_eval import ClassicEvaluator, ClassicWeights, classic_moves
-from jungle_agents._dark_eval import DarkEvaluator, DarkWeights
-from jungle_agents._evaluations import register_evaluation
-from jungle_agents._minimax import MinimaxAgent
-from jungle_agents._search import MAX_DEPTH, WIN, SearchConfig, Searcher, SearchInfo
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent, greedy_heuristic
 from jungle_agents.engine import register_engine_agent
+from jungle_agents.minimax import (
+    MAX_DEPTH,
+    WIN,
+    ClassicEvaluator,
+    ClassicWeights,
+    DarkEvaluator,
+    DarkWeights,
+    MinimaxAgent,
+    SearchConfig,
+    Searcher,
+    SearchInfo,
+    classic_moves,
+    register_evaluation,
+)
 
 register_builtin_agents()
 register_engine_agent()

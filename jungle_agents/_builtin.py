@@ -11,11 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from jungle_agents._base import Param, ParamValue, canonical_spec, params_of, register_agent
-from jungle_agents._dark_eval import DarkWeights
-from jungle_agents._evaluations import HAND, make_evaluation
-from jungle_agents._minimax import MinimaxAgent
-from jungle_agents._search_config import SearchConfig
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent
+from jungle_agents.minimax import HAND, DarkWeights, MinimaxAgent, SearchConfig, make_evaluation
 from jungle_core import Rules
 
 __all__: list[str] = []

@@ -183,7 +183,7 @@ class GreedyAgent:
         self.weights = weights or GreedyWeights()
         self._classic = None
         if not rules.is_dark:
-            from jungle_agents._classic_eval import ClassicEvaluator
+            from jungle_agents.minimax import ClassicEvaluator
 
             self._classic = (ClassicEvaluator(rules, 0), ClassicEvaluator(rules, 1))
 

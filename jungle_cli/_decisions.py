@@ -10,7 +10,7 @@ running at once; callers beyond it wait for a slot.
 Workers are started with ``spawn`` (safe in a process that already runs threads) and import
 the ``plugins`` modules, as the arena's workers do, so agents registered by other packages
 play here too. A worker ends with its parent, even one killed by SIGKILL
-(:func:`jungle_agents._schedule.die_with_parent`).
+(:func:`jungle_agents.arena._schedule.die_with_parent`).
 
 Agents are built in the workers, never in the caller's process: building one may load a
 checkpoint or compile a search (seconds, hundreds of MB). A worker keeps the last

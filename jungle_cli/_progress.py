@@ -194,7 +194,7 @@ class TrainProgress:
         self._eta.start(self.clock(), already)
 
     def __call__(self, done: int, total: int, line: dict[str, Any]) -> None:
-        """:func:`jungle_train._run.run_training`'s progress callback."""
+        """:func:`jungle_train.common._run.run_training`'s progress callback."""
         eta = self._eta.left(self.clock(), done, total)
         self.eval.update(
             {k[len("score/") :]: float(v) for k, v in line.items() if k.startswith("score/")}

@@ -16,7 +16,7 @@ from jungle_cli._args import add_command
 from jungle_cli._progress import TrainProgress, format_seconds
 from jungle_core import import_optional
 from jungle_train import KINDS, make_trainer, resolve_config, run_training
-from jungle_train import _distributed as distributed
+from jungle_train.common import distributed
 
 __all__ = ["LEARNERS", "TrainProgress", "add_train_parsers"]
 
@@ -69,7 +69,7 @@ def _join_processes(args: argparse.Namespace) -> bool:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
-    plots = import_optional("jungle_train._plots", "jungle plot")
+    plots = import_optional("jungle_train.common._plots", "jungle plot")
     print(f"wrote {plots.plot_training(args.run, args.out)}")
     return 0
 

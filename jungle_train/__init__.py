@@ -3,8 +3,8 @@
 - :mod:`jungle_train.dqn`: DQN on the JAX core, the whole loop jitted over thousands of
   games (``make_train(config)(key)``; :class:`jungle_train.dqn.DQNTrainer` for chunked,
   checkpointed runs);
-- :mod:`jungle_train.tabular_q`: tabular Q-learning, the table keyed by the hashable state;
-- :mod:`jungle_train.approx_q`: approximate Q-learning over 16 hand-made features;
+- :mod:`jungle_train.tabular.qlearn`: tabular Q-learning, the table keyed by the hashable state;
+- :mod:`jungle_train.tabular.approxq`: approximate Q-learning over 16 hand-made features;
 - :mod:`jungle_train.ablate`: the discount-factor ablation.
 
 Every learner runs under one loop (:func:`run_training`: checkpoints written atomically, a
@@ -24,9 +24,8 @@ Sits on top of :mod:`jungle_core` and :mod:`jungle_agents`.
 ...     _ = run_training(trainer, out, steps=200, eval_games=2, eval_opponents=["random"])
 """
 
-from jungle_train._errors import CheckpointError, ConfigError
-from jungle_train._run import run_training
 from jungle_train._trainers import KINDS, config_class, make_trainer, resolve_config
+from jungle_train.common import CheckpointError, ConfigError, run_training
 
 __all__ = [
     "KINDS",

@@ -34,7 +34,7 @@ def _params(kind: str) -> dict[str, Param]:
 
 def register_dqn() -> None:
     """Register ``dqn``: the masked argmax of a DQN checkpoint."""
-    from jungle_train._learned import DQNAgent
+    from jungle_train.players import DQNAgent
 
     register_agent(
         "dqn",
@@ -47,7 +47,7 @@ def register_dqn() -> None:
 
 def register_qlearn() -> None:
     """Register ``qlearn``: the greedy action of a tabular Q checkpoint."""
-    from jungle_train.tabular_q import QTableAgent
+    from jungle_train.tabular.qlearn import QTableAgent
 
     register_agent("qlearn", QTableAgent, _params("qlearn"), "tabular Q-learning", replace=True)
 
@@ -56,7 +56,7 @@ def register_value() -> None:
     """Register ``value``: one ply of expectimax on a value-network checkpoint; and the
     same network as the Minimax search's leaf evaluation, ``minimax:eval=value``."""
     from jungle_agents import register_evaluation
-    from jungle_train._value_agent import SearchValue, ValueAgent
+    from jungle_train.players import SearchValue, ValueAgent
 
     register_evaluation(
         "value",
@@ -74,7 +74,7 @@ def register_value() -> None:
 
 def register_approxq() -> None:
     """Register ``approxq``: the greedy action of a linear Q checkpoint ."""
-    from jungle_train.approx_q import ApproxQAgent
+    from jungle_train.tabular.approxq import ApproxQAgent
 
     register_agent(
         "approxq",
@@ -305,10 +305,10 @@ def register_azero() -> None:
 
 
 def _make_azero(rules: Any, **params: Any) -> Any:
-    """Build an :class:`~jungle_train._azero_agent.AZeroAgent` (imports JAX; where the
+    """Build an :class:`~jungle_train.azero._agent.AZeroAgent` (imports JAX; where the
     ``train`` extra is not installed, :class:`jungle_core.MissingExtraError` naming it,
     which :func:`~jungle_agents.make_agent` reports as an ``AgentSpecError``)."""
-    from jungle_train._errors import import_train_module
+    from jungle_train.common import import_train_module
 
-    agent = import_train_module("jungle_train._azero_agent", "the agent 'azero'").AZeroAgent
+    agent = import_train_module("jungle_train.azero._agent", "the agent 'azero'").AZeroAgent
     return agent(rules, **params)

@@ -8,7 +8,7 @@ the tabular and linear learners still work).
 
 >>> cls, named = config_class("qlearn")
 >>> cls.__module__, sorted(named)
-('jungle_train.tabular_q', ['default'])
+('jungle_train.tabular.qlearn', ['default'])
 """
 
 from __future__ import annotations
@@ -16,16 +16,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from jungle_train._config import load_config
-from jungle_train._errors import ConfigError, import_train_module
-from jungle_train._run import Trainer
+from jungle_train.common import ConfigError, Trainer, import_train_module, load_config
 
 __all__ = ["KINDS", "config_class", "make_trainer", "resolve_config"]
 
 KINDS = {
     "dqn": "jungle_train.dqn",
-    "qlearn": "jungle_train.tabular_q",
-    "approxq": "jungle_train.approx_q",
+    "qlearn": "jungle_train.tabular.qlearn",
+    "approxq": "jungle_train.tabular.approxq",
     "value": "jungle_train.value",
     "azero": "jungle_train.azero",
 }

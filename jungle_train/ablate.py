@@ -18,10 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from jungle_core import import_optional
-from jungle_train._checkpoint import atomic_write
-from jungle_train._metrics import SCORE
-from jungle_train._run import evaluate, run_training
 from jungle_train._trainers import make_trainer, resolve_config
+from jungle_train.common import SCORE, atomic_write, evaluate, run_training
 
 _WHAT = "jungle ablate (its plot)"
 matplotlib = import_optional("matplotlib", _WHAT)

@@ -28,12 +28,12 @@ from jungle_core import (
 )
 from jungle_core.jax_env import JaxState, make
 from jungle_train import azero
-from jungle_train._azero_agent import AZeroAgent
-from jungle_train._azero_guides import build_network
-from jungle_train._azero_net import network_evaluation, planes_shape
-from jungle_train._azero_search import make_search, zero_evaluator
-from jungle_train._azero_search_config import SearchConfig
-from jungle_train._search_slots import CLASSIC_SLOTS, DARK_SLOTS
+from jungle_train.azero._agent import AZeroAgent
+from jungle_train.azero._guides import build_network
+from jungle_train.azero._net import network_evaluation, planes_shape
+from jungle_train.azero.search._config import SearchConfig
+from jungle_train.azero.search._search import make_search, zero_evaluator
+from jungle_train.azero.search._slots import CLASSIC_SLOTS, DARK_SLOTS
 from tests._boards import position
 
 TINY = azero.TINY_CONFIG
@@ -199,9 +199,9 @@ def shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
     """The two positions the leaf-value tests score (b1 a Leopard and c1 a Tiger turned up,
     the rest face down; every piece face up), and the shipped DQN prior's evaluation of
     the pair (:func:`dqn_prior_evaluation`, hunt off), its static options as keywords."""
-    from jungle_train._azero_guides import dqn_functions, load_dqn
-    from jungle_train._learned import shipped_checkpoint
-    from jungle_train._search_evaluations import dqn_prior_evaluation
+    from jungle_train.azero._guides import dqn_functions, load_dqn
+    from jungle_train.azero.search._evaluations import dqn_prior_evaluation
+    from jungle_train.players._numpy import shipped_checkpoint
 
     env = make(DARK)
     config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))

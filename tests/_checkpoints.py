@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from jungle_train._errors import CheckpointError
+from jungle_train.common._errors import CheckpointError
 
 
 def assert_damage_refused(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from jungle_train._errors import JAX_LIBRARIES
+from jungle_train.common._errors import JAX_LIBRARIES
 
 __all__ = ["JAX_LIBRARIES", "installed", "jax_installed", "modules_needing_jax", "needs_jax"]
 

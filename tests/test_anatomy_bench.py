@@ -145,13 +145,13 @@ def test_can_still_win_over_every_two_sets_of_ranks() -> None:
 @needs_jax
 def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -> None:
     """``can_still_win`` (pure, by the battle table) equals the same rule written by rank
-    here and ``jungle_train._hand_value.winning_material`` on the JAX core (what
+    here and ``jungle_train.azero._hand_value.winning_material`` on the JAX core (what
     ``azero:dead_draw`` reads), on every position of random games, for both seats; and
     so does each with the trades counted."""
     import jax
 
     from jungle_core.jax_env import make
-    from jungle_train._hand_value import winning_material
+    from jungle_train.azero._hand_value import winning_material
 
     bench = load_benchmark("anatomy")
     path = str(tmp_path / "games.jsonl")

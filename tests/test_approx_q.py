@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from jungle_core import DARK, from_fen, legal_actions, new_game, outcome, step
-from jungle_train import approx_q
-from jungle_train._errors import CheckpointError, ConfigError
-from jungle_train._features import action_features
-from jungle_train._metrics import read_metrics
-from jungle_train._run import run_training
-from jungle_train._shaping import rng_state
-from jungle_train.approx_q import ApproxQAgent, ApproxQLearner, Buffer, Config, RunState
+from jungle_train.common._errors import CheckpointError, ConfigError
+from jungle_train.common._metrics import read_metrics
+from jungle_train.common._run import run_training
+from jungle_train.tabular import approxq as approx_q
+from jungle_train.tabular._features import action_features
+from jungle_train.tabular._shaping import rng_state
+from jungle_train.tabular.approxq import ApproxQAgent, ApproxQLearner, Buffer, Config, RunState
 from tests._checkpoints import assert_damage_refused
 
 CONFIG = Config(
@@ -126,7 +126,7 @@ def test_other_kind_config_or_damage_is_refused(tmp_path: Path) -> None:
     learner.save(run, str(path))
     with pytest.raises(CheckpointError, match="another config"):
         ApproxQLearner(dataclasses.replace(CONFIG, discount=0.9)).load(str(path))
-    from jungle_train.tabular_q import QLearner
+    from jungle_train.tabular.qlearn import QLearner
 
     with pytest.raises(CheckpointError, match="not of 'qlearn'"):
         QLearner().load(str(path))

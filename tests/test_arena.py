@@ -314,7 +314,7 @@ def test_a_finished_games_file_reports_without_building_the_agents(
     before it writes the file."""
     out = tmp_path / "games.jsonl"
     first = play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=out)
-    import jungle_agents._matches as matches
+    import jungle_agents.arena._matches as matches
 
     def refuse(*args: object) -> None:
         raise AssertionError(f"an agent was built: {args}")

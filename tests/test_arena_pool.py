@@ -16,8 +16,8 @@ from types import FrameType
 import pytest
 
 from jungle_agents._base import _REGISTRY
-from jungle_agents._schedule import RemoteTraceback
 from jungle_agents.arena import GameResult, load_games, round_robin
+from jungle_agents.arena._schedule import RemoteTraceback
 from jungle_core import DARK
 
 PLUGIN = "tests._pool_agents"

@@ -14,9 +14,9 @@ import pytest
 
 from jungle_core import CLASSIC, DARK, legal_actions, new_game
 from jungle_train import azero
-from jungle_train._azero_agent import AZeroAgent
-from jungle_train._errors import CheckpointError
-from jungle_train._run import run_training
+from jungle_train.azero._agent import AZeroAgent
+from jungle_train.common._errors import CheckpointError
+from jungle_train.common._run import run_training
 from tests._azero import TINY
 
 

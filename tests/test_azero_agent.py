@@ -1,4 +1,4 @@
-"""The AlphaZero agent (``make_agent("azero", ...)``, ``jungle_train._azero_agent``): the
+"""The AlphaZero agent (``make_agent("azero", ...)``, ``jungle_train.azero._agent``): the
 DQN-guided search takes what wins, its options are checked, and each measured knob
 reaches the search it is meant for."""
 
@@ -22,10 +22,10 @@ from jungle_core import (
     outcome,
 )
 from jungle_core.jax_env import make
-from jungle_train._azero_agent import AZeroAgent
-from jungle_train._azero_net import Evaluation
-from jungle_train._azero_search import _Model, make_search, zero_evaluator
-from jungle_train._azero_search_config import SearchConfig
+from jungle_train.azero._agent import AZeroAgent
+from jungle_train.azero._net import Evaluation
+from jungle_train.azero.search._config import SearchConfig
+from jungle_train.azero.search._search import _Model, make_search, zero_evaluator
 from tests._agents import assert_refused
 from tests._azero import CAPTURE, act_in_both_phases, dark_position, one_batch, root_q
 from tests._boards import position
@@ -47,7 +47,7 @@ def test_dqn_prior_agent_takes_the_last_piece(player: int) -> None:
 
 def test_azero_agent_options_are_checked() -> None:
     from jungle_agents import make_agent
-    from jungle_train._learned import shipped_checkpoint
+    from jungle_train.players._numpy import shipped_checkpoint
 
     refused = [
         ("azero:prior=dqn", CLASSIC, "DARK rules only"),
@@ -147,7 +147,7 @@ def test_risk_shrinks_the_values_that_favour_the_root_mover(player: int) -> None
     search): its search values every position at half with ``risk=0.5`` (mctx's Q
     normalization makes the visits the same), and player 1's search is not changed at
     all. Hand-made value, uniform prior, true rules."""
-    from jungle_train._search_evaluations import hand_evaluation
+    from jungle_train.azero.search._evaluations import hand_evaluation
 
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)
@@ -176,7 +176,7 @@ def test_qtransform_minmax_scales_q_by_the_value_range_not_the_siblings() -> Non
     and its searched children's, visits exactly as before. DARK only, and a named
     transform only."""
     from jungle_agents import make_agent
-    from jungle_train._search_evaluations import hand_evaluation
+    from jungle_train.azero.search._evaluations import hand_evaluation
 
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)
@@ -519,7 +519,7 @@ def test_press_face_down_sets_the_charge_of_the_chance_phase_searches(
     up), with ``spare_behind`` and ``count_trades`` kept only where that search has a test
     to sharpen; -1 (the default) is ``press`` in both, one search; checked and named."""
     from jungle_agents import make_agent
-    from jungle_train._azero_guides import compiled_search
+    from jungle_train.azero._guides import compiled_search
 
     for refused, rules, why in (
         ("press_face_down=1", DARK, "press_face_down must be in"),
@@ -535,7 +535,7 @@ def test_press_face_down_sets_the_charge_of_the_chance_phase_searches(
         configs.append(config)
         return compiled_search(rules, model, config)
 
-    monkeypatch.setattr("jungle_train._azero_agent.compiled_search", record)
+    monkeypatch.setattr("jungle_train.azero._agent.compiled_search", record)
     plain = make_agent("azero:simulations=8,endgame=0,press=0.1", DARK)
     assert isinstance(plain, AZeroAgent) and plain._search_face_down is plain._search
     assert [c.press for c in configs] == [0.1]
@@ -609,7 +609,7 @@ def test_face_down_minimax_decides_while_a_piece_is_face_down() -> None:
 def test_time_sets_a_power_of_two_from_a_middlegame() -> None:
     """``time`` picks the simulations once, from a search of a fixed middlegame (some
     pieces face up, the game not over); the count is a power of two, at least 8."""
-    from jungle_train._azero_agent import calibration_position
+    from jungle_train.azero._agent import calibration_position
 
     position = calibration_position(DARK)
     assert outcome(position) is None and position == calibration_position(DARK)

@@ -1,6 +1,7 @@
-"""The AlphaZero search (``jungle_train._azero_search``) with the true rules as the model:
+"""The AlphaZero search (``jungle_train.azero.search._search``) with the true rules as the model:
 it finds decisive moves for either player (value signs), stays NaN-free, searches in slots
-as over the whole action space, and mctx's faster internals (``jungle_train._mctx_fast``)
+as over the whole action space, and mctx's faster internals
+(``jungle_train.azero.search._mctx_fast``)
 compute what mctx's own do."""
 
 from __future__ import annotations
@@ -32,17 +33,17 @@ from jungle_core import (
 )
 from jungle_core.jax_env import JaxState, make
 from jungle_train import azero
-from jungle_train._azero_net import (
+from jungle_train.azero._net import (
     Evaluation,
     canonical_planes,
     network_evaluation,
     planes_shape,
     rotation,
 )
-from jungle_train._azero_search import _Model, make_search, step_result, zero_evaluator
-from jungle_train._azero_search_config import SearchConfig
-from jungle_train._mctx_fast import batched_backward, dirichlet_noise, search_key
-from jungle_train._search_slots import (
+from jungle_train.azero.search._config import SearchConfig
+from jungle_train.azero.search._mctx_fast import batched_backward, dirichlet_noise, search_key
+from jungle_train.azero.search._search import _Model, make_search, step_result, zero_evaluator
+from jungle_train.azero.search._slots import (
     CLASSIC_SLOTS,
     DARK_SLOTS,
     pack_state,
@@ -140,7 +141,7 @@ def test_dark_slots_search_as_the_full_action_space_does() -> None:
     the shipped DQN's prior, and both choose a most visited action (where two are
     equally visited, mctx's tie-break noise, drawn per axis entry, may pick either); the
     trainer's completed-Q policy target is the same from either tree."""
-    from jungle_train._azero_guides import dqn_guide
+    from jungle_train.azero._guides import dqn_guide
 
     env = make(DARK)
     evaluate, params = dqn_guide(env)
@@ -178,8 +179,8 @@ def test_classic_slots_search_as_the_full_action_space_does() -> None:
     chooses, with the same improved policy over the rules' actions (the hand-made prior:
     no Gumbel noise in play), on positions of random play; no position has more legal
     actions than :data:`CLASSIC_SLOTS`."""
-    from jungle_train._hand_value import classic_piece_squares, classic_targets
-    from jungle_train._search_evaluations import hand_evaluation
+    from jungle_train.azero._hand_value import classic_piece_squares, classic_targets
+    from jungle_train.azero.search._evaluations import hand_evaluation
 
     env = make(CLASSIC)
     evaluate = functools.partial(hand_evaluation, env)
@@ -504,7 +505,7 @@ def test_shuffled_chance_order_searches_outcomes_in_a_random_order() -> None:
     order is a random permutation of the possible outcomes (another with another key),
     while the probabilities stay within 1 % of the true ones; an action without chance
     keeps its single outcome."""
-    from jungle_train._azero_search_config import CHANCE_JITTER
+    from jungle_train.azero.search._config import CHANCE_JITTER
 
     env = make(DARK)
     start = one_batch(new_game(DARK))
@@ -549,7 +550,7 @@ def test_stratified_chance_order_spreads_ranks_and_sides_alike_for_both_seats() 
     and player 1's order is player 0's with the sides swapped. Where fewer pieces are
     possible, the order is the same one restricted to them; probabilities stay within
     1 % of the true ones."""
-    from jungle_train._azero_search_config import CHANCE_JITTER, stratified_order
+    from jungle_train.azero.search._config import CHANCE_JITTER, stratified_order
 
     env = make(DARK)
     model = _Model(env, zero_evaluator(env.num_actions), SearchConfig(chance_order="stratified"))

@@ -71,13 +71,13 @@ def test_match_prints_the_table_and_resumes(
     assert "resuming: 2 games already" in capsys.readouterr().err
     assert len(load_games(out)[1]) == 4
     # the run is finished: the same command reports again and builds no agent
-    import jungle_agents._matches
+    import jungle_agents.arena._matches
 
     def refuse(*args: object) -> None:
         raise AssertionError(f"an agent was built: {args}")
 
-    monkeypatch.setattr(jungle_agents._matches, "agent", refuse)
-    monkeypatch.setattr(jungle_agents._matches, "make_agent", refuse)
+    monkeypatch.setattr(jungle_agents.arena._matches, "agent", refuse)
+    monkeypatch.setattr(jungle_agents.arena._matches, "make_agent", refuse)
     assert main([*argv[:3], "--games", "4", *argv[5:]]) == 0
     text = capsys.readouterr()
     assert "resuming: 4 games already" in text.err

@@ -142,7 +142,7 @@ def test_plot_without_matplotlib_names_the_extra(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # a module set to None in sys.modules cannot be imported: matplotlib "not installed"
-    monkeypatch.delitem(sys.modules, "jungle_train._plots", raising=False)
+    monkeypatch.delitem(sys.modules, "jungle_train.common._plots", raising=False)
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     assert main(["plot", str(tmp_path)]) == 2
     err = capsys.readouterr().err

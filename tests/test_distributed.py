@@ -20,10 +20,10 @@ import numpy as np
 import pytest
 
 from jungle_train import dqn
-from jungle_train._checkpoint import load_checkpoint
-from jungle_train._distributed import wanted
-from jungle_train._errors import ConfigError
-from jungle_train._metrics import read_metrics
+from jungle_train.common._checkpoint import load_checkpoint
+from jungle_train.common._distributed import wanted
+from jungle_train.common._errors import ConfigError
+from jungle_train.common._metrics import read_metrics
 
 MICRO = dqn.Config(
     total_steps=128,
@@ -282,7 +282,8 @@ def test_learners_that_do_not_shard_refuse_several_processes(
     """The value network keeps its batch on one device; across processes each would
     play the whole batch and gather every process's copy into the checkpoint, so it
     refuses; the DQN and AlphaZero accept."""
-    from jungle_train import _jax_trainer, azero, value
+    from jungle_train import azero, value
+    from jungle_train.jitted import _trainer as _jax_trainer
 
     monkeypatch.setattr(_jax_trainer, "process_count", lambda: 2)
     with pytest.raises(ConfigError, match="ValueTrainer does not shard"):

@@ -14,8 +14,8 @@ import pytest
 from jungle_core import DARK, from_fen, legal_actions, new_game, outcome, step
 from jungle_core.jax_env import make
 from jungle_train import dqn
-from jungle_train._endgames import random_endgame
-from jungle_train._shaping import potential as pure_potential
+from jungle_train.jitted._starts import random_endgame
+from jungle_train.tabular._shaping import potential as pure_potential
 from tests._dqn import LIGHT
 
 # ----------------------------------------------------------------------- rewards

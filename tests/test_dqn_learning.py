@@ -16,8 +16,8 @@ import pytest
 from jungle_core import DARK, legal_actions, new_game, observation, outcome, step
 from jungle_core.jax_env import make
 from jungle_train import dqn
-from jungle_train._learned import conv_numpy, enemy_fields, extra_inputs, network_numpy
-from jungle_train._sampling import best_action, coin, uniform_legal
+from jungle_train.jitted._sampling import best_action, coin, uniform_legal
+from jungle_train.players._numpy import conv_numpy, enemy_fields, extra_inputs, network_numpy
 from tests._dqn import TINY
 
 # ---------------------------------------------------------------------- samplers

@@ -23,12 +23,12 @@ import pytest
 from jungle_agents import make_agent
 from jungle_core import DARK, legal_actions, new_game
 from jungle_train import dqn
-from jungle_train._checkpoint import load_checkpoint, save_checkpoint
-from jungle_train._errors import CheckpointError, ConfigError
-from jungle_train._learned import DQNAgent
-from jungle_train._metrics import read_metrics
-from jungle_train._run import run_training
 from jungle_train._trainers import resolve_config
+from jungle_train.common._checkpoint import load_checkpoint, save_checkpoint
+from jungle_train.common._errors import CheckpointError, ConfigError
+from jungle_train.common._metrics import read_metrics
+from jungle_train.common._run import run_training
+from jungle_train.players._numpy import DQNAgent
 from tests._dqn import LIGHT, TINY
 
 

@@ -1,5 +1,5 @@
 """The endgame tables inside the JAX search: :func:`exact_value` equals the pure tables'
-probe, and the agent's leaf values take it (jungle_train._endgame_leaves)."""
+probe, and the agent's leaf values take it (jungle_train.azero.search._table_leaves)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 from jungle_agents.endgame import EndgameTables
 from jungle_core import CLASSIC, DARK, from_fen
 from jungle_core.jax_env import JaxState, make
-from jungle_train._endgame_leaves import all_materials, exact_value, leaf_tables
+from jungle_train.azero.search._table_leaves import all_materials, exact_value, leaf_tables
 from tests._agents import assert_refused
 
 LETTERS = " RCDWPTLErcdwptle"
@@ -86,7 +86,7 @@ def test_agent_leaf_values_use_the_tables() -> None:
     """``leaf_tables=1``: the DQN-prior evaluation gives a covered position its exact
     value (a Tiger and a Lion against the Elephant: a draw, not +0.24) and leaves an
     uncovered one as it was; refused where the tables do not solve the rules."""
-    from jungle_train._azero_guides import dqn_guide
+    from jungle_train.azero._guides import dqn_guide
 
     env = make(DARK)
     evaluate, guide = dqn_guide(env)
@@ -111,7 +111,7 @@ def test_agent_plays_with_leaf_tables_and_the_root_tables_off(
     """``leaf_tables=1`` does not need the root tables (``endgame=0``): the agent builds,
     packs the tables into its parameters, and plays a legal move in a covered position
     (one material packed here instead of all 512, which take about 90 s)."""
-    import jungle_train._azero_agent as azero_agent
+    import jungle_train.azero._agent as azero_agent
     from jungle_agents import make_agent
     from jungle_core import legal_actions
 

@@ -27,7 +27,7 @@ of it (a torn line), after all of it but its newline, after all of it (fsynced).
 _DYING_RUN = """
 import json, os, signal, sys
 import jungle_cli
-from jungle_agents import _store
+from jungle_agents.arena import _store
 
 line_number, stage = int(sys.argv[1]), sys.argv[2]
 append = _store.GamesFile.append

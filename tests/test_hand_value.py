@@ -1,5 +1,5 @@
-"""The hand-made values and the search's evaluators (``jungle_train._hand_value``,
-``jungle_train._search_evaluations``): each term against an independent statement of it
+"""The hand-made values and the search's evaluators (``jungle_train.azero._hand_value``,
+``jungle_train.azero.search._evaluations``): each term against an independent statement of it
 (the pure core, the exact endgame tables, the CLASSIC evaluation)."""
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from jungle_core import (
     to_fen,
 )
 from jungle_core.jax_env import JaxState, make
-from jungle_train._azero_agent import AZeroAgent
-from jungle_train._azero_net import Evaluation
-from jungle_train._azero_search import _Model
-from jungle_train._azero_search_config import SearchConfig
+from jungle_train.azero._agent import AZeroAgent
+from jungle_train.azero._net import Evaluation
+from jungle_train.azero.search._config import SearchConfig
+from jungle_train.azero.search._search import _Model
 from tests._agents import assert_refused
 from tests._azero import (
     DEFEND_P0,
@@ -48,10 +48,10 @@ from tests._azero import (
 def test_dqn_prior_evaluation_reads_the_q_values() -> None:
     """Prior logits are Q / tau; weight 1 gives the hand-made value everywhere, weight 0
     the DQN's own values (max legal Q, and Q per action, over the win reward)."""
-    from jungle_train._azero_guides import dqn_functions, load_dqn
-    from jungle_train._hand_value import heuristic_value
-    from jungle_train._learned import shipped_checkpoint
-    from jungle_train._search_evaluations import dqn_prior_evaluation
+    from jungle_train.azero._guides import dqn_functions, load_dqn
+    from jungle_train.azero._hand_value import heuristic_value
+    from jungle_train.azero.search._evaluations import dqn_prior_evaluation
+    from jungle_train.players._numpy import shipped_checkpoint
 
     config, params, _ = load_dqn(shipped_checkpoint("dqn"))
     env = make(DARK)
@@ -85,8 +85,8 @@ def test_greedy_joins_the_leaf_value_while_a_piece_is_face_down() -> None:
     the Greedy balance of the mover) joins the hand-made value and the afterstate values
     of a DQN prior's evaluation; with every piece face up nothing changes. The knob is
     checked (0..1, a DQN prior only)."""
-    from jungle_train._jax_greedy import JaxGreedy
-    from jungle_train._search_evaluations import GREEDY_SCALE
+    from jungle_train.azero.search._evaluations import GREEDY_SCALE
+    from jungle_train.jitted._greedy import JaxGreedy
 
     assert_refused("azero:greedy=2", DARK, "greedy must be in [0, 1]")
     assert_refused("azero:prior=hand,greedy=0.5", DARK, "of prior=dqn only")
@@ -111,8 +111,8 @@ def test_potential_weighs_the_shaping_potentials_in_the_leaf_value() -> None:
     values alike; the prior's logits do not change. The knob is checked (not negative, a
     DQN prior only) and named in the agent's name when it is not the default."""
     from jungle_agents import make_agent
-    from jungle_train._board import potential
-    from jungle_train._hand_value import POTENTIAL_WEIGHT, material_balance
+    from jungle_train.azero._hand_value import POTENTIAL_WEIGHT, material_balance
+    from jungle_train.jitted._board import potential
 
     assert_refused("azero:potential=-0.1", DARK, "potential must be >= 0")
     assert_refused("azero:prior=hand,potential=0.04", DARK, "of prior=dqn only")
@@ -139,7 +139,7 @@ def test_values_names_the_piece_values_of_the_leaf_values_material() -> None:
     values alike, the potentials' term and the prior's logits unchanged; ``spec`` is the
     default. The knob is checked (a named set, a DQN prior only) and named in the agent's
     name when it is not the default."""
-    from jungle_train._hand_value import PIECE_VALUES, material_balance
+    from jungle_train.azero._hand_value import PIECE_VALUES, material_balance
 
     assert PIECE_VALUES["spec"] == (30, 20, 30, 40, 50, 60, 70, 80)
     assert_refused("azero:values=rank", DARK, "must be one of ['spec', 'fitted']")
@@ -176,7 +176,7 @@ def test_material_difference_makes_equal_trades_neutral() -> None:
     against a balance written here, in the values and the afterstate values alike, the
     prior's logits unchanged; ``ratio`` is the default. The knob is checked (a named
     form, a DQN prior only) and named in the agent's name when it is not the default."""
-    from jungle_train._hand_value import MATERIAL_FORMS, material_balance
+    from jungle_train.azero._hand_value import MATERIAL_FORMS, material_balance
 
     assert MATERIAL_FORMS == ("ratio", "difference", "scaled")
     assert_refused("azero:material=sum", DARK, "must be one of ['ratio', 'difference', 'scaled']")
@@ -227,7 +227,7 @@ def test_material_scaled_is_the_ratio_value_times_the_share_in_play() -> None:
     potentials) is the default ``ratio`` form's times the share of the full set's
     material still in the game, on positions of random games and for either player."""
     from jungle_agents import make_agent
-    from jungle_train._hand_value import heuristic_value
+    from jungle_train.azero._hand_value import heuristic_value
 
     env = make(DARK)
     checked = 0
@@ -266,7 +266,7 @@ def test_winnable_agrees_with_the_exact_tables(material: str, covered: bool, sin
     either side to move) — and a material the pair cannot win is never won, however
     large its material lead."""
     from jungle_agents.endgame import EndgameTables, material_of
-    from jungle_train._hand_value import winnable
+    from jungle_train.azero._hand_value import winnable
 
     state = from_fen(f"8/8/8/8/8/8/{material} 0 0 0 - -")
     env = make(DARK)
@@ -285,7 +285,7 @@ def test_cover_caps_the_lead_of_a_side_that_cannot_win() -> None:
     """With ``cover``, a material lead that cannot be converted (no piece that removes
     the enemy's last) keeps :data:`DRAWN_SHARE` of its value, the value stays zero-sum,
     and positions both sides can win are unchanged."""
-    from jungle_train._hand_value import DRAWN_SHARE, heuristic_value
+    from jungle_train.azero._hand_value import DRAWN_SHARE, heuristic_value
 
     env = make(DARK)
     stuck = env.from_state(from_fen("8/8/8/8/8/8/TL3e2 0 0 0 - -"))
@@ -311,7 +311,7 @@ def test_hunt_pulls_the_side_ahead_and_is_zero_sum() -> None:
     """The hunting term: the side ahead in material is worth more the nearer its pieces
     stand to the enemies they can take or trade off; the value stays zero-sum, and a
     weight of 0 is the plain hand-made value."""
-    from jungle_train._hand_value import heuristic_value, hunt
+    from jungle_train.azero._hand_value import heuristic_value, hunt
 
     env = make(DARK)
     # Black (player 1) is ahead: elephant and rat against a lone elephant; the
@@ -339,7 +339,11 @@ def test_classic_hand_value_is_the_piece_square_evaluation() -> None:
     """CLASSIC's hand-made value is the minimax evaluation's piece-square part (no
     threats, no mobility) through tanh, from either side, on positions of random games."""
     from jungle_agents import ClassicEvaluator, ClassicWeights
-    from jungle_train._hand_value import CLASSIC_VALUE_SCALE, classic_piece_squares, hand_value
+    from jungle_train.azero._hand_value import (
+        CLASSIC_VALUE_SCALE,
+        classic_piece_squares,
+        hand_value,
+    )
 
     env = make(CLASSIC)
     pst = jnp.asarray(classic_piece_squares(CLASSIC))
@@ -402,7 +406,7 @@ def test_classic_hand_prior_is_each_moves_change_of_the_evaluation() -> None:
     evaluation for the mover from the position to the core's successor, over the scale
     (steps, river jumps and captures, both players)."""
     from jungle_agents import ClassicEvaluator, ClassicWeights
-    from jungle_train._hand_value import (
+    from jungle_train.azero._hand_value import (
         PRIOR_SCALE,
         classic_piece_squares,
         classic_prior_logits,
@@ -440,7 +444,7 @@ def test_capture_gain_is_the_best_capture_the_pure_core_finds() -> None:
     share for the mover and the opposite for the other side (zero-sum kept)."""
     from jungle_core import transitions
     from jungle_core.lowlevel import tables
-    from jungle_train._hand_value import capture_gain, heuristic_value, material_balance
+    from jungle_train.azero._hand_value import capture_gain, heuristic_value, material_balance
 
     env = make(DARK)
     states = [s for s in random_states(DARK, 400, 11) if outcome(s) is None][::3]
@@ -477,7 +481,7 @@ def test_expected_gain_is_the_average_over_the_pure_cores_transitions() -> None:
     played out); positions along random games include captures, bumps into face-down
     pieces that win and that lose on average, and reveals (0)."""
     from jungle_core import transitions
-    from jungle_train._hand_value import expected_gain
+    from jungle_train.azero._hand_value import expected_gain
 
     env = make(DARK)
 
@@ -510,8 +514,8 @@ def test_expected_afterstate_adds_the_material_change_to_the_parents_value() -> 
     """``afterstate="expected"``: a chance node's first value is the position's value
     plus :func:`expected_gain` of its action, for a legal action of either seat; the
     plain ``"parent"`` value for a move that removes nothing; -1 for an unused slot."""
-    from jungle_train._hand_value import expected_gain
-    from jungle_train._search_evaluations import hand_evaluation
+    from jungle_train.azero._hand_value import expected_gain
+    from jungle_train.azero.search._evaluations import hand_evaluation
 
     env = make(DARK)
     evaluate = functools.partial(hand_evaluation, env)

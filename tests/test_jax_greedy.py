@@ -1,4 +1,4 @@
-"""The JAX Greedy agent (``jungle_train._jax_greedy``) against the pure one.
+"""The JAX Greedy agent (``jungle_train.jitted._greedy``) against the pure one.
 
 The pure :class:`jungle_agents.GreedyAgent` is the reference: on positions from seeded
 random play of the pure core (many face-down pieces, endgames, positions next to the
@@ -33,7 +33,7 @@ from jungle_core import (
     step,
 )
 from jungle_core.jax_env import JaxState, make
-from jungle_train._jax_greedy import TIE_TOLERANCE, JaxGreedy
+from jungle_train.jitted._greedy import TIE_TOLERANCE, JaxGreedy
 
 TOLERANCE = 1e-3
 """The JAX values (float32) must be within this of the pure ones (float64)."""

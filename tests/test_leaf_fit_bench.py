@@ -9,7 +9,7 @@ import numpy as np
 
 from jungle_agents.arena import load_games, play_match, replay
 from jungle_core import DARK
-from jungle_train._value_agent import ValueEvaluator
+from jungle_train.players._value import ValueEvaluator
 from tests._requires import needs_jax
 from tests._scripts import load_benchmark
 
@@ -64,10 +64,10 @@ def test_an_alphazero_checkpoint_and_its_mixes_are_correlated_too(tmp_path: Path
     import jax.numpy as jnp
 
     from jungle_core.jax_env import make
-    from jungle_train._azero_guides import build_network
-    from jungle_train._azero_net import network_evaluation, planes_shape
-    from jungle_train._checkpoint import save_checkpoint
-    from jungle_train._pytree_io import params_to_arrays
+    from jungle_train.azero._guides import build_network
+    from jungle_train.azero._net import network_evaluation, planes_shape
+    from jungle_train.common._checkpoint import save_checkpoint
+    from jungle_train.jitted._pytree_io import params_to_arrays
 
     bench = load_benchmark("leaf_fit")
     games = str(tmp_path / "games.jsonl")
@@ -130,7 +130,7 @@ def test_piece_value_fit_reads_the_holdings_and_recovers_known_values(tmp_path: 
     hand-made value computes (:func:`material_balance`, any named set of values), and the
     fit recovers the values and scale of results made from a known balance."""
     from jungle_core.jax_env import make
-    from jungle_train._hand_value import PIECE_VALUES, material_balance
+    from jungle_train.azero._hand_value import PIECE_VALUES, material_balance
 
     bench = load_benchmark("leaf_fit")
     path = str(tmp_path / "games.jsonl")

@@ -17,20 +17,20 @@ import pytest
 from matplotlib.figure import Figure
 
 from jungle_cli._progress import Eta, TrainProgress
-from jungle_train._metrics import COMPILE_S, DECISIONS_PER_S, LOSS, read_metrics, upgrade
-from jungle_train._plots import panels, plot_training, training_figure
-from jungle_train._run import PROGRESS_POINTS, Trainer, run_training
+from jungle_train.common._metrics import COMPILE_S, DECISIONS_PER_S, LOSS, read_metrics, upgrade
+from jungle_train.common._plots import panels, plot_training, training_figure
+from jungle_train.common._run import PROGRESS_POINTS, Trainer, run_training
 from tests._requires import needs_jax
 
 
 def _qlearn() -> tuple[Trainer, int]:
-    from jungle_train.tabular_q import Config, QLearner
+    from jungle_train.tabular.qlearn import Config, QLearner
 
     return QLearner(Config()), 40
 
 
 def _approxq() -> tuple[Trainer, int]:
-    from jungle_train.approx_q import ApproxQLearner, Config
+    from jungle_train.tabular.approxq import ApproxQLearner, Config
 
     return ApproxQLearner(Config(batch_size=4)), 40
 
@@ -181,7 +181,7 @@ def test_upgrade_translates_each_old_name_and_keeps_todays() -> None:
 
 
 def test_resuming_an_old_run_rewrites_its_lines_in_todays_names(tmp_path: Path) -> None:
-    from jungle_train._metrics import MetricsLog
+    from jungle_train.common._metrics import MetricsLog
 
     _write(tmp_path / "metrics.jsonl", OLD_RUNS["qlearn"])
     log = MetricsLog(tmp_path / "metrics.jsonl")
@@ -248,7 +248,7 @@ def test_train_progress_times_left_from_after_the_first_chunk() -> None:
 
 
 def test_a_short_run_reports_progress_several_times(tmp_path: Path) -> None:
-    from jungle_train.tabular_q import Config, QLearner
+    from jungle_train.tabular.qlearn import Config, QLearner
 
     out = io.StringIO()
     bar = TrainProgress(out, clock=iter(range(100)).__next__, tty=False)

@@ -16,7 +16,7 @@ from jungle_agents import (
     Searcher,
     classic_moves,
 )
-from jungle_agents._classic_eval import classic_outcome
+from jungle_agents.minimax._classic_eval import classic_outcome
 from jungle_core import (
     CLASSIC,
     DARK,

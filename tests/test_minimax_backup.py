@@ -14,10 +14,10 @@ import pytest
 from mctx._src import policies as mctx_policies
 
 from jungle_core import DARK
-from jungle_train import _azero_search
-from jungle_train._azero_search import make_search
-from jungle_train._azero_search_config import SearchConfig
-from jungle_train._mctx_fast import mctx_patches, qtransform_minimax_mix
+from jungle_train.azero.search import _search as _azero_search
+from jungle_train.azero.search._config import SearchConfig
+from jungle_train.azero.search._mctx_fast import mctx_patches, qtransform_minimax_mix
+from jungle_train.azero.search._search import make_search
 from tests._agents import assert_refused
 from tests._azero import searched_batch
 
@@ -164,7 +164,7 @@ def test_agent_knob() -> None:
     search refuses it on CLASSIC too."""
     from jungle_core import CLASSIC
     from jungle_core.jax_env import make
-    from jungle_train._azero_search import zero_evaluator
+    from jungle_train.azero.search._search import zero_evaluator
     from tests._azero import check_knob
 
     check_knob("minimax_backup=0.5")

@@ -285,7 +285,7 @@ def test_decision_workers_die_with_a_killed_server() -> None:
 def test_arena_workers_die_with_a_killed_parent() -> None:
     code = (
         "import jungle_core as jc\n"
-        "from jungle_agents._schedule import ProcessPool, Task\n"
+        "from jungle_agents.arena._schedule import ProcessPool, Task\n"
         "with ProcessPool(2, ()) as pool:\n"
         "    for i in range(2):\n"
         "        pool.submit(Task(jc.DARK, ('minimax:depth=30,alphabeta=0,tt=0', 'random'),"

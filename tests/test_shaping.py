@@ -8,8 +8,13 @@ import pytest
 
 from jungle_core import State, from_fen, new_game, outcome, parse_action, step
 from jungle_core import transitions as core_transitions
-from jungle_train._features import FEATURE_NAMES, NUM_FEATURES, action_features, state_features
-from jungle_train._shaping import (
+from jungle_train.tabular._features import (
+    FEATURE_NAMES,
+    NUM_FEATURES,
+    action_features,
+    state_features,
+)
+from jungle_train.tabular._shaping import (
     TrainingGame,
     expected_ply_reward,
     piece_counts,

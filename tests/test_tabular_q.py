@@ -18,12 +18,12 @@ from jungle_core import (
     step,
     to_fen,
 )
-from jungle_train import tabular_q
-from jungle_train._errors import CheckpointError, ConfigError
-from jungle_train._metrics import read_metrics
-from jungle_train._run import run_training
-from jungle_train._shaping import TrainingGame, expected_ply_reward, rng_state
-from jungle_train.tabular_q import Config, QLearner, QTableAgent, RunState, table_key
+from jungle_train.common._errors import CheckpointError, ConfigError
+from jungle_train.common._metrics import read_metrics
+from jungle_train.common._run import run_training
+from jungle_train.tabular import qlearn as tabular_q
+from jungle_train.tabular._shaping import TrainingGame, expected_ply_reward, rng_state
+from jungle_train.tabular.qlearn import Config, QLearner, QTableAgent, RunState, table_key
 from tests._boards import position
 from tests._checkpoints import assert_damage_refused
 
@@ -178,7 +178,7 @@ def test_other_kind_config_or_damage_is_refused(tmp_path: Path) -> None:
     learner.save(run, str(path))
     with pytest.raises(CheckpointError, match="another config"):
         QLearner(dataclasses.replace(CONFIG, discount=0.9)).load(str(path))
-    from jungle_train.approx_q import ApproxQLearner
+    from jungle_train.tabular.approxq import ApproxQLearner
 
     with pytest.raises(CheckpointError, match="not of 'approxq'"):
         ApproxQLearner().load(str(path))

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from jungle_agents._latency import RELATIVE_ERROR, LatencySketch
 from jungle_agents.arena import (
     GameRecord,
     GameResult,
@@ -26,6 +25,7 @@ from jungle_agents.arena import (
     round_robin,
     summarize,
 )
+from jungle_agents.arena._latency import RELATIVE_ERROR, LatencySketch
 from jungle_core import DARK
 
 TIMES = st.lists(

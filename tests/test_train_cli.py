@@ -12,9 +12,9 @@ from jungle_agents import agent_kinds, make_agent
 from jungle_agents.arena import play_match
 from jungle_cli import main
 from jungle_core import DARK
-from jungle_train._metrics import read_metrics
 from jungle_train._trainers import resolve_config
 from jungle_train.ablate import GAMMA_FIELD
+from jungle_train.common._metrics import read_metrics
 from tests._requires import needs_jax
 
 

@@ -22,11 +22,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from jungle_train._checkpoint import load_checkpoint
-from jungle_train._errors import CheckpointError
-from jungle_train._metrics import MetricsLog, read_metrics
-from jungle_train._run import run_training
-from jungle_train.tabular_q import Config, QLearner
+from jungle_train.common._checkpoint import load_checkpoint
+from jungle_train.common._errors import CheckpointError
+from jungle_train.common._metrics import MetricsLog, read_metrics
+from jungle_train.common._run import run_training
+from jungle_train.tabular.qlearn import Config, QLearner
 
 CONFIG = Config(self_sync_steps=25, opponents="random=1,greedy=1,self=1")
 STEPS = 40
@@ -194,7 +194,7 @@ def test_resuming_from_a_cut_checkpoint_is_refused(
 _KILLED_WRITE = """
 import os, sys
 import numpy as np
-from jungle_train._checkpoint import save_checkpoint
+from jungle_train.common._checkpoint import save_checkpoint
 
 def die(source, target):  # killed after the data is written, before the rename
     os._exit(9)

@@ -16,12 +16,12 @@ import pytest
 from jungle_agents import AgentSpecError, MinimaxAgent, make_agent
 from jungle_core import DARK, from_fen, legal_actions, new_game, parse_action, step
 from jungle_core.jax_env import JaxState
-from jungle_train._errors import CheckpointError
-from jungle_train._metrics import read_metrics
-from jungle_train._qnets import ValueNetwork
-from jungle_train._run import run_training
-from jungle_train._value_agent import SearchValue, ValueAgent, ValueEvaluator
-from jungle_train._vnet import observe_numpy, value_numpy
+from jungle_train.common._errors import CheckpointError
+from jungle_train.common._metrics import read_metrics
+from jungle_train.common._run import run_training
+from jungle_train.jitted._nets import ValueNetwork
+from jungle_train.players._value import SearchValue, ValueAgent, ValueEvaluator
+from jungle_train.players._vnet import observe_numpy, value_numpy
 from jungle_train.value import CONFIGS, ValueTrainer, _observe, _Parts, make_train
 from tests._checkpoints import assert_damage_refused
 

@@ -3,7 +3,7 @@
 only): what needs no JAX works, what does says so, naming the extra ``train``.
 
 These tests play that install on CPython: a child process whose import system refuses every
-package of :data:`~jungle_train._errors.JAX_LIBRARIES`. ``make test-pypy`` runs the rest of
+package of :data:`~jungle_train.common._errors.JAX_LIBRARIES`. ``make test-pypy`` runs the rest of
 the suite under a real PyPy; tests/test_extras.py refuses matplotlib as well.
 """
 
@@ -18,7 +18,7 @@ import pytest
 
 from jungle_agents.arena import load_games
 from jungle_core import JungleError, MissingExtraError
-from jungle_train._errors import JAX_LIBRARIES, import_train_module
+from jungle_train.common._errors import JAX_LIBRARIES, import_train_module
 from tests._requires import modules_needing_jax
 
 ROOT = Path(__file__).resolve().parent.parent

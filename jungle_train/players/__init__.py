@@ -1,0 +1,37 @@
+"""The learned agents as players: checkpoints in, legal actions out, numpy only.
+
+A network trained with JAX is played here with numpy (:class:`DQNAgent`, :class:`ValueAgent`),
+so the agents of the registry play on the bare install. The shipped checkpoints are found by
+kind (:func:`shipped_checkpoint`).
+"""
+
+from jungle_train.players._numpy import (
+    BATTLE_PLANES,
+    FIELD_PLANES,
+    OBSERVATIONS,
+    SHIPPED,
+    DQNAgent,
+    arrays_to_params,
+    battle_table,
+    coordinate_planes,
+    field_table,
+    shipped_checkpoint,
+    square_distances,
+)
+from jungle_train.players._value import SearchValue, ValueAgent
+
+__all__ = [
+    "BATTLE_PLANES",
+    "FIELD_PLANES",
+    "OBSERVATIONS",
+    "SHIPPED",
+    "DQNAgent",
+    "SearchValue",
+    "ValueAgent",
+    "arrays_to_params",
+    "battle_table",
+    "coordinate_planes",
+    "field_table",
+    "shipped_checkpoint",
+    "square_distances",
+]
