@@ -50,12 +50,19 @@ if _OWN_CACHE:
     os.environ["JAX_COMPILATION_CACHE_DIR"] = tempfile.mkdtemp(prefix="jungle-jax-cache-")
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+# Endgame tables the tests solve go to a folder of the run, never ~/.cache/jungle.
+_OWN_TABLES = "JUNGLE_CACHE_DIR" not in os.environ
+if _OWN_TABLES:
+    os.environ["JUNGLE_CACHE_DIR"] = tempfile.mkdtemp(prefix="jungle-tables-")
 
 
 def pytest_unconfigure(config: object) -> None:
-    """Remove the run's compilation cache (in the process that made it)."""
+    """Remove the run's compilation cache and endgame tables (in the process that made
+    them)."""
     if _OWN_CACHE:
         shutil.rmtree(os.environ["JAX_COMPILATION_CACHE_DIR"], ignore_errors=True)
+    if _OWN_TABLES:
+        shutil.rmtree(os.environ["JUNGLE_CACHE_DIR"], ignore_errors=True)
 
 
 # Do not collect (the doctests of) a module whose optional framework is not installed:

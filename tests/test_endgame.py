@@ -171,11 +171,13 @@ def test_packing_the_undecided_positions_does_not_change_a_table(
     """The solver packs the positions still undecided once enough have been decided
     (``_REPACK``); never packing and packing after every ply give the same table."""
     from jungle_agents import endgame
+    from jungle_agents.endgame import _solver
 
     solved = []
     for share in (0.0, 1.01):  # never; whenever a ply decides anything
-        monkeypatch.setattr(endgame, "_REPACK", share)
-        win, loss = EndgameTables().distances(DARK, tuple(sorted(material)))
+        monkeypatch.setattr(_solver, "_REPACK", share)
+        tables = EndgameTables(persist=False)  # solved both times, not read back
+        win, loss = tables.distances(DARK, tuple(sorted(material)))
         solved.append((win, loss))
     (win0, loss0), (win1, loss1) = solved
     assert (win0 < endgame.UNSOLVED).any() and (loss0 < endgame.UNSOLVED).any()
