@@ -14,6 +14,8 @@ import pytest
 from jungle_core import DARK, from_fen, legal_actions, new_game, outcome, step
 from jungle_core.jax_env import make
 from jungle_train import dqn
+from jungle_train.dqn import _learner, _rewards
+from jungle_train.jitted import potential
 from jungle_train.jitted._starts import random_endgame
 from jungle_train.tabular._shaping import potential as pure_potential
 from tests._dqn import LIGHT
@@ -24,7 +26,7 @@ from tests._dqn import LIGHT
 def _reward(config: dqn.Config, before: str, after: str, learner: int) -> float:
     env = make(DARK)
     return float(
-        dqn._ply_reward(
+        _rewards.ply_reward(
             config,
             env.from_state(from_fen(before)),
             env.from_state(from_fen(after)),
@@ -53,7 +55,7 @@ def test_games_restart_with_the_learner_to_move_in_alternating_seats() -> None:
     config = dataclasses.replace(
         LIGHT, total_steps=8 * 2 * 100, updates_per_rollout=0, buffer_size=256
     )
-    parts = dqn._Parts(config)
+    parts = _learner.Parts(config)
     runner = parts.init(jax.random.key(4))
     seats = [np.asarray(runner.seat)]
     episodes = 0
@@ -119,7 +121,7 @@ def test_endgame_starts_are_played_and_counted_apart() -> None:
         endgame_starts=0.5,
         endgame_pieces=2,
     )
-    parts = dqn._Parts(config)
+    parts = _learner.Parts(config)
     runner = parts.init(jax.random.key(5))
     step = jax.jit(parts.round)
     games = {name: 0 for name in ("random", "self", "endgame", "all")}
@@ -148,7 +150,7 @@ def test_shaping_potential_equals_the_pure_one() -> None:
     on every position of a few random games, for both players."""
     env = make(DARK)
     rng = np.random.default_rng(0)
-    f = jax.jit(dqn.potential)  # type: ignore[attr-defined]  # the name dqn imported
+    f = jax.jit(potential)
     checked = 0
     for _ in range(4):
         state = new_game()

@@ -16,6 +16,7 @@ import pytest
 from jungle_core import DARK, legal_actions, new_game, observation, outcome, step
 from jungle_core.jax_env import make
 from jungle_train import dqn
+from jungle_train.dqn import _learner, _replay
 from jungle_train.jitted._sampling import best_action, coin, uniform_legal
 from jungle_train.players._numpy import conv_numpy, enemy_fields, extra_inputs, network_numpy
 from tests._dqn import TINY
@@ -63,7 +64,7 @@ def test_n_step_return_and_bootstrap_by_hand(
     runner, _ = tiny_run
     assert (TINY.n_step, TINY.gamma) == (3, 0.99)
     g = 0.99
-    parts = dqn._Parts(TINY)
+    parts = _learner.Parts(TINY)
     batch = parts.buffer.sample(runner.buffer, jax.random.key(7)).experience
     m = TINY.batch_size
     done_at = [(), (0,), (1,), (2,), (3,), (0, 2), (), (1, 3)]
@@ -85,7 +86,7 @@ def test_n_step_return_and_bootstrap_by_hand(
         seen.update(inspect.signature(real).bind(*args, **kwargs).arguments)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(dqn, "double_q_loss", record)
+    monkeypatch.setattr(_learner, "double_q_loss", record)
     parts.loss(runner.params, runner.params, batch, jnp.ones(m), jax.random.key(0))
     np.testing.assert_allclose(np.asarray(seen["returns"]), want_returns, rtol=1e-6)
     np.testing.assert_allclose(np.asarray(seen["bootstrap"]), want_bootstrap, rtol=1e-6)
@@ -105,7 +106,7 @@ def _numpy_loss(
 
     def obs(position: Any, i: int, k: int) -> np.ndarray:
         state = env.to_state(
-            dqn._state_of(jax.tree.map(lambda a: a[i, k], position)).replace(ply=jnp.int32(0))
+            _replay.state_of(jax.tree.map(lambda a: a[i, k], position)).replace(ply=jnp.int32(0))
         )
         o = observation(state).reshape(-1)
         clock = np.float32(state.plies_since_removal / 100)
@@ -139,7 +140,7 @@ def _numpy_loss(
 
 def test_loss_equals_a_numpy_reference(tiny_run: tuple[Any, dict[str, Any]]) -> None:
     runner, _ = tiny_run
-    parts = dqn._Parts(TINY)
+    parts = _learner.Parts(TINY)
     sample = parts.buffer.sample(runner.buffer, jax.random.key(7))
     batch = sample.experience
     # games that end inside the n steps: the return is cut there, nothing is bootstrapped

@@ -28,7 +28,7 @@ from jungle_train.common._checkpoint import load_checkpoint, save_checkpoint
 from jungle_train.common._errors import CheckpointError, ConfigError
 from jungle_train.common._metrics import read_metrics
 from jungle_train.common._run import run_training
-from jungle_train.players._numpy import DQNAgent
+from jungle_train.players._numpy import SHIPPED, DQNAgent
 from tests._dqn import LIGHT, TINY
 
 
@@ -187,7 +187,7 @@ def test_trained_checkpoint_plays_through_the_registry(tmp_path: Path) -> None:
 def test_the_shipped_checkpoint_was_made_by_the_cpu_config() -> None:
     """The shipped ``dqn.npz`` says which named config made it, and its recorded fields
     are that config's (so the README's one command makes it again)."""
-    ckpt = load_checkpoint(Path(dqn.__file__).parent / "checkpoints" / "dqn.npz", kind="dqn")
+    ckpt = load_checkpoint(SHIPPED / "dqn.npz", kind="dqn")
     assert ckpt.meta["config_name"] == "cpu" and ckpt.meta["seed"] == 0
     want = json.loads(json.dumps(dataclasses.asdict(dqn.CPU_CONFIG)))
     assert dict(ckpt.config) == want

@@ -1,12 +1,24 @@
-"""The chunked runner of a jitted JAX learner (the DQN, the value network, AlphaZero).
+"""The one trainer of every jitted JAX learner (the DQN, the value network, AlphaZero).
 
 A learner written PureJaxRL-style has ``init(key) -> runner`` and ``round(runner) ->
-(runner, metrics)``, pure and jittable; :class:`JaxRoundTrainer` compiles both once and
-implements :class:`jungle_train.common._run.Trainer` over them: whole rounds a chunk at a time,
-the run state as one checkpoint of its leaves, the playing checkpoint of its ``params``.
-Under ``jax.distributed`` (:mod:`jungle_train.common._distributed`) every process runs the same
-rounds on the global arrays, every process gathers what a checkpoint holds and process 0
-alone writes it; on resume process 0 alone reads it and hands it to the others.
+(runner, metrics)``, pure and jittable (its :class:`RoundParts`). :class:`JaxRoundTrainer`
+holds everything the learners share, so that each subclass states only what differs: its
+``kind``, how its parts are built from a config (:meth:`JaxRoundTrainer.make_parts`), the
+XLA options of its round, how a chunk's rounds make one metrics line
+(:meth:`JaxRoundTrainer.summarize`) and which agent plays its checkpoint
+(:meth:`JaxRoundTrainer.agent`). The base gives both ways of running the rounds from the
+same parts: the whole run as one jitted ``lax.scan`` (:meth:`JaxRoundTrainer.train_function`,
+each learner's ``make_train``) and the chunked run of ``jungle train``
+(:class:`jungle_train.common._run.Trainer`: a chunk of whole rounds at a time, the run
+state as one checkpoint of its leaves, the playing checkpoint of its ``params``); the two
+give the same network for the same key.
+
+Under ``jax.distributed`` (:mod:`jungle_train.common._distributed`) every process runs the
+same rounds on the global arrays, every process gathers what a checkpoint holds and
+process 0 alone writes it; on resume process 0 alone reads it and hands it to the others.
+A learner whose parts do not shard their games over the processes
+(:class:`jungle_train.common._distributed.GameSharding` as ``parts.games``) is refused
+there, as each process would play the whole batch.
 
 The first chunk of a run spends most of its time compiling the round; each chunk's
 metrics say how long (``compile_s``, measured by :class:`CompileTimer`), so the rate of
@@ -17,8 +29,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import jax
 import jax.monitoring
@@ -107,16 +120,24 @@ class RoundParts(Protocol):
         ...
 
 
-class JaxRoundTrainer:
-    """:class:`jungle_train.common._run.Trainer` over a learner's :class:`RoundParts` (a subclass
-    sets ``kind`` and defines :meth:`summarize` and :meth:`agent`); ``compiler_options``
-    go to XLA with the round."""
+P = TypeVar("P", bound=RoundParts)
 
-    kind = ""
 
-    def __init__(
-        self, config: Any, parts: RoundParts, compiler_options: dict[str, Any] | None = None
-    ) -> None:
+class JaxRoundTrainer(Generic[P]):
+    """:class:`jungle_train.common._run.Trainer` over a learner's :class:`RoundParts` ``P``.
+
+    A subclass sets :attr:`kind` (and :attr:`compiler_options` where its round needs
+    them) and defines :meth:`make_parts`, :meth:`summarize` and :meth:`agent`; everything
+    else (compiling, chunks, checkpoints, the one-writer rule across processes) is here.
+    ``parts`` replaces the ones :meth:`make_parts` would build (tests pass their own)."""
+
+    kind: str = ""
+    """The agent kind its checkpoints play as."""
+    compiler_options: ClassVar[dict[str, Any] | None] = None
+    """XLA options of the round (``jax.jit``'s ``compiler_options``)."""
+
+    def __init__(self, config: Any, parts: P | None = None) -> None:
+        parts = self.make_parts(config) if parts is None else parts
         if process_count() > 1 and not isinstance(getattr(parts, "games", None), GameSharding):
             # unsharded, each process would run the whole batch and the gathered
             # checkpoint would hold every process's copy
@@ -125,9 +146,28 @@ class JaxRoundTrainer:
                 "run it in one process (without jax.distributed)"
             )
         self.config = config
-        self._parts = parts
+        self._parts: P = parts
         self._init = jax.jit(parts.init)
-        self._round = jax.jit(parts.round, compiler_options=compiler_options)
+        self._round = jax.jit(parts.round, compiler_options=self.compiler_options)
+
+    @classmethod
+    def make_parts(cls, config: Any) -> P:
+        """The learner's parts for ``config`` (built once per trainer)."""
+        raise NotImplementedError
+
+    @classmethod
+    def train_function(cls, config: Any) -> Callable[[jax.Array], tuple[Any, dict[str, Any]]]:
+        """``train(key) -> (runner, metrics)``: ``config.num_rounds`` rounds from
+        ``init(key)`` as one jitted ``lax.scan`` (each learner's ``make_train``);
+        ``metrics`` maps each name to its value per round. The rounds are the ones the
+        chunked trainer runs, so both give the same runner for the same key."""
+        parts = cls.make_parts(config)
+
+        def train(key: jax.Array) -> tuple[Any, dict[str, Any]]:
+            runner = parts.init(key)
+            return jax.lax.scan(lambda r, _: parts.round(r), runner, None, length=config.num_rounds)
+
+        return jax.jit(train, compiler_options=cls.compiler_options)
 
     def init(self, seed: int) -> Any:
         """A fresh run from ``jax.random.key(seed)``."""

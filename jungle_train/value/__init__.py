@@ -32,6 +32,7 @@ expectimax on the network) and ``minimax:eval=value`` (the network at the leaves
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -50,6 +51,7 @@ from jungle_train.jitted import (
     coin,
     uniform_legal,
 )
+from jungle_train.players import ValueAgent
 
 __all__ = ["CONFIGS", "Config", "ValueTrainer", "make_train"]
 
@@ -275,27 +277,25 @@ class _Parts:
         return Runner(params, opt_state, games, key, runner.rounds + 1), metrics
 
 
-def make_train(config: Config) -> Any:
+def make_train(config: Config) -> Callable[[jax.Array], tuple[Runner, dict[str, Any]]]:
     """``train(key) -> (runner, metrics)``: the whole run (``config.num_rounds`` rounds) as one
     jitted function; ``metrics`` holds one entry per round (``float32[rounds]``)."""
-    parts = _Parts(config)
-
-    @jax.jit
-    def train(key: jax.Array) -> tuple[Runner, dict[str, jax.Array]]:
-        runner = parts.init(key)
-        return jax.lax.scan(lambda r, _: parts.round(r), runner, None, length=config.num_rounds)
-
-    return train
+    return ValueTrainer.train_function(config)
 
 
-class ValueTrainer(JaxRoundTrainer):
-    """:class:`jungle_train.common._run.Trainer` for the value network: the rounds of
-    :func:`make_train`, compiled once and run a chunk at a time."""
+class ValueTrainer(JaxRoundTrainer[_Parts]):
+    """:class:`jungle_train.common.Trainer` for the value network on the one trainer of
+    every jitted learner (:class:`jungle_train.jitted.JaxRoundTrainer`), with only what
+    differs here: the parts, the metrics line and the agent. The rounds are those of
+    :func:`make_train`, compiled once and run a chunk at a time. Its games are not
+    sharded, so the base refuses it across processes."""
 
     kind = KIND
 
-    def __init__(self, config: Config) -> None:
-        super().__init__(config, _Parts(config))
+    @classmethod
+    def make_parts(cls, config: Config) -> _Parts:
+        """The round's parts of ``config``."""
+        return _Parts(config)
 
     def summarize(self, history: list[dict[str, Any]]) -> dict[str, float]:
         """Means over the rounds; the game counts summed."""
@@ -306,8 +306,6 @@ class ValueTrainer(JaxRoundTrainer):
             out[name] = float(values.sum() if summed else np.nanmean(values))
         return out
 
-    def agent(self, path: str) -> Any:
+    def agent(self, path: str) -> ValueAgent:
         """The one-ply ``value`` agent playing from a checkpoint :meth:`save_agent` wrote."""
-        from jungle_train.players import ValueAgent
-
         return ValueAgent(DARK, path)
