@@ -198,7 +198,7 @@ def random_states(rules: Rules, count: int, seed: int) -> list[State]:
 def shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
     """The two positions the leaf-value tests score (b1 a Leopard and c1 a Tiger turned up,
     the rest face down; every piece face up), and the shipped DQN prior's evaluation of
-    the pair (:func:`dqn_prior_evaluation`, hunt off), its static options as keywords."""
+    the pair (:func:`dqn_prior_evaluation`)."""
     from jungle_train.azero._guides import dqn_functions, load_dqn
     from jungle_train.azero.search._evaluations import dqn_prior_evaluation
     from jungle_train.players._numpy import shipped_checkpoint
@@ -206,18 +206,15 @@ def shipped_dqn_leaf_values() -> tuple[list[JaxState], Callable[..., Any]]:
     env = make(DARK)
     config, q_params, _ = load_dqn(shipped_checkpoint("dqn"))
     q_network, observe_one = dqn_functions(env, config)
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
+    params = (q_params, jnp.float32(1.0), jnp.float32(1.0))
     down = step_outcome(step_outcome(new_game(), 1, 4), 2, 13)
     up = from_fen("8/8/8/2T5/8/8/R4l1w 0 0 0 - -")
     assert down.face_down_mask and not up.face_down_mask
     one = [env.from_state(s) for s in (down, up)]
     states = jax.tree.map(lambda *x: jnp.stack(x), *one)
 
-    def evaluate(**options: Any) -> Any:
-        return dqn_prior_evaluation(
-            env, q_network, observe_one, config.win_reward, params, states,
-            hunting=False, **options,
-        )  # fmt: skip
+    def evaluate() -> Any:
+        return dqn_prior_evaluation(env, q_network, observe_one, config.win_reward, params, states)
 
     return one, evaluate
 

@@ -14,7 +14,7 @@ import pytest
 
 from jungle_core import CLASSIC, DARK, legal_actions, new_game
 from jungle_train import azero
-from jungle_train.azero._agent import AZeroAgent
+from jungle_train.azero._agent import AZeroAgent, AZeroSettings
 from jungle_train.common._errors import CheckpointError
 from jungle_train.common._run import run_training
 from tests._azero import TINY
@@ -71,11 +71,11 @@ def test_run_training_checkpoints_resume_and_agent(tmp_path: Any) -> None:
     run_training(trainer, out, steps=16, chunk_steps=16, eval_games=0)
     state = run_training(trainer, out, steps=32, chunk_steps=16, eval_games=0, resume=True)
     assert trainer.steps_done(state) == 32
-    agent = AZeroAgent(DARK, str(out / "agent.npz"), simulations=4)
+    agent = AZeroAgent(DARK, AZeroSettings(path=str(out / "agent.npz"), simulations=4))
     game = new_game(DARK)
     assert agent.act(game, np.random.default_rng(0)) in legal_actions(game)
     with pytest.raises(CheckpointError):
-        AZeroAgent(CLASSIC, str(out / "agent.npz"), simulations=4)
+        AZeroAgent(CLASSIC, AZeroSettings(path=str(out / "agent.npz"), simulations=4))
 
 
 @pytest.mark.parametrize("teacher", ["", "shipped"], ids=["self", "teacher"])

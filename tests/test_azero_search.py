@@ -1,8 +1,6 @@
 """The AlphaZero search (``jungle_train.azero.search._search``) with the true rules as the model:
 it finds decisive moves for either player (value signs), stays NaN-free, searches in slots
-as over the whole action space, and mctx's faster internals
-(``jungle_train.azero.search._mctx_fast``)
-compute what mctx's own do."""
+as over the whole action space, and reaches into no private module of mctx."""
 
 from __future__ import annotations
 
@@ -13,8 +11,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from mctx._src.policies import _add_dirichlet_noise as mctx_dirichlet_noise
-from mctx._src.search import backward as mctx_backward
 
 from jungle_core import (
     CLASSIC,
@@ -41,7 +37,6 @@ from jungle_train.azero._net import (
     rotation,
 )
 from jungle_train.azero.search._config import SearchConfig
-from jungle_train.azero.search._mctx_fast import batched_backward, dirichlet_noise, search_key
 from jungle_train.azero.search._search import _Model, make_search, step_result, zero_evaluator
 from jungle_train.azero.search._slots import (
     CLASSIC_SLOTS,
@@ -419,83 +414,25 @@ def test_sequential_batching_is_the_one_game_search_per_game(rules: Rules) -> No
         SearchConfig(batching="parallel")
 
 
-@pytest.mark.parametrize("rules", [DARK, CLASSIC], ids=["dark", "classic"])
-def test_batched_backward_updates_the_tree_as_mctx_does(rules: Rules) -> None:
-    """:func:`batched_backward` (the default) leaves a vectorized search's whole tree as
-    mctx's own backward pass does, games of different depths in one batch; and from
-    chosen leaves (one game at its root) it writes what mctx's writes."""
-    env, params, evaluate, batch = searched_batch(rules, seed=7, count=4)
+def test_the_search_reaches_into_no_private_mctx_module() -> None:
+    """The search uses mctx's public API only: no module of the package imports
+    ``mctx._src``, and building and running a search leaves mctx's modules as they
+    were."""
+    import pathlib
 
-    def search(backward: str) -> Any:
-        knobs = SearchConfig(
-            simulations=24,
-            dirichlet_fraction=0.25,
-            gumbel_scale=1.0,
-            batching="vectorized",
-            slots=True,
-            backward=backward,
-        )
-        return jax.jit(make_search(env, evaluate, knobs))(params, jax.random.key(3), batch)
+    import mctx
 
-    ours, theirs = search("batched"), search("mctx")
-    np.testing.assert_array_equal(ours.action, theirs.action)
-    np.testing.assert_array_equal(ours.action_weights, theirs.action_weights)
-    for name in ("node_values", "node_visits", "children_values", "children_visits", "parents"):
-        np.testing.assert_array_equal(
-            getattr(ours.search_tree, name), getattr(theirs.search_tree, name), err_msg=name
-        )
-    tree = theirs.search_tree
-    assert int(jnp.max(tree.parents)) > 0  # lines deeper than one step were searched
-    leaves = jnp.array([24, 0, 13, 7], jnp.int32)
-    mine, reference = batched_backward(tree, leaves), mctx_backward(tree, leaves)
-    for name in ("node_values", "node_visits", "children_values", "children_visits"):
-        np.testing.assert_array_equal(getattr(mine, name), getattr(reference, name), err_msg=name)
-    np.testing.assert_array_equal(mine.node_visits[1], tree.node_visits[1])  # at its root
-    with pytest.raises(ValueError, match="backward"):
-        SearchConfig(backward="scan")
+    import jungle_train.azero.search as search_package
 
-
-def test_dirichlet_noise_is_drawn_at_once_with_a_threefry_key() -> None:
-    """:func:`dirichlet_noise` (``SearchConfig.noise="threefry"``, the default): the
-    noise of ``jax.random.dirichlet`` with a threefry key made from the search's ``rbg``
-    key, drawn without a loop (mctx's own, with the ``rbg`` key, loops over every
-    element: what made the GPU's search slow); Dirichlet's mean and variance; and with a
-    share of 0 the search is mctx's exactly."""
-    key = search_key(jax.random.key(4))
-    probs = jnp.full((4000, 4), 0.25, jnp.float32)
-    noisy = dirichlet_noise(key, probs, dirichlet_alpha=0.3, dirichlet_fraction=1.0)
-    threefry = jax.random.wrap_key_data(jax.random.key_data(key)[:2], impl="threefry2x32")
-    expected = jax.random.dirichlet(threefry, jnp.full((4,), 0.3), shape=(4000,))
-    np.testing.assert_array_equal(noisy, expected)
-    np.testing.assert_allclose(noisy.sum(axis=1), 1.0, atol=1e-5)
-    np.testing.assert_allclose(noisy.mean(axis=0), 0.25, atol=0.02)
-    # Dirichlet(0.3 x 4): each share's variance is 0.3 * 0.9 / (1.2^2 * 2.2)
-    np.testing.assert_allclose(noisy.var(axis=0), 0.27 / (1.44 * 2.2), rtol=0.12)
-
-    def loop_carries(noise: Any) -> list[str]:
-        """The types each ``while`` loop of the lowered draw (8 x 4 shares) carries."""
-        draw = functools.partial(noise, dirichlet_alpha=0.3, dirichlet_fraction=0.25)
-        text = str(jax.jit(draw).lower(key, probs[:8]).as_text())
-        return [line.split(") : ")[-1] for line in text.splitlines() if "stablehlo.while(" in line]
-
-    # Gamma's rejection loop: mctx's draws one variate at a time (a scalar f32 carried,
-    # inside a loop over the 32 elements), this one all 32 at once
-    assert any("tensor<f32>" in carry for carry in loop_carries(mctx_dirichlet_noise))
-    ours = loop_carries(dirichlet_noise)
-    assert not any("tensor<f32>" in carry for carry in ours)
-    assert any("tensor<32xf32>" in carry for carry in ours)
-
-    env, params, evaluate, batch = searched_batch(DARK, seed=5, count=3)
-
-    def search(noise: str) -> Any:
-        knobs = SearchConfig(simulations=16, batching="vectorized", slots=True, noise=noise)
-        return jax.jit(make_search(env, evaluate, knobs))(params, jax.random.key(2), batch)
-
-    ours, theirs = search("threefry"), search("mctx")
-    np.testing.assert_array_equal(ours.action_weights, theirs.action_weights)
-    np.testing.assert_array_equal(ours.search_tree.node_values, theirs.search_tree.node_values)
-    with pytest.raises(ValueError, match="noise"):
-        SearchConfig(noise="philox")
+    root = pathlib.Path(search_package.__file__).parent.parent
+    for path in root.rglob("*.py"):
+        assert "mctx._src" not in path.read_text(), path
+    before = {name: getattr(mctx, name) for name in dir(mctx)}
+    env, params, evaluate, batch = searched_batch(DARK, seed=5, count=2)
+    jax.jit(make_search(env, evaluate, SearchConfig(simulations=8, slots=True)))(
+        params, jax.random.key(2), batch
+    )
+    assert {name: getattr(mctx, name) for name in dir(mctx)} == before
 
 
 def test_shuffled_chance_order_searches_outcomes_in_a_random_order() -> None:

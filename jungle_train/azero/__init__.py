@@ -61,13 +61,15 @@ sized for one GPU (more games, simulations and a wider network; not run here);
 own (:attr:`Config.teacher`; measured in the README).
 ``jungle train azero --config cpu|gpu|tiny|classic-cpu|teacher-cpu|teacher-gpu``.
 
-**Devices.** Unlike the DQN this trainer does not shard: on a GPU the batch of games
-runs on the default device.
+**Devices.** As the DQN's, the batch of games is sharded over every device of every
+process (:class:`jungle_train.common.GameSharding`); across processes, process 0 alone
+writes the checkpoints.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -77,7 +79,12 @@ import numpy as np
 import optax
 
 from jungle_core.jax_env import JaxEnv, JaxState, make
-from jungle_train.azero._agent import AZeroAgent
+from jungle_train.azero._agent import (
+    AZeroAgent,
+    AZeroSettings,
+    calibration_position,
+    params_from_arrays,
+)
 from jungle_train.azero._config import (
     CLASSIC_CPU_CONFIG,
     CONFIGS,
@@ -90,7 +97,12 @@ from jungle_train.azero._config import (
     Config,
 )
 from jungle_train.azero._guides import build_network, dqn_guide
-from jungle_train.azero._hand_value import material_balance
+from jungle_train.azero._hand_value import (
+    PIECE_VALUES,
+    POTENTIAL_WEIGHT,
+    capture_gain,
+    material_balance,
+)
 from jungle_train.azero._net import network_evaluation, planes_shape
 from jungle_train.azero.search import (
     COMPILER_OPTIONS,
@@ -108,14 +120,23 @@ __all__ = [
     "CPU_CONFIG",
     "GPU_CONFIG",
     "KIND",
+    "PIECE_VALUES",
+    "POTENTIAL_WEIGHT",
     "TEACHER_CPU_CONFIG",
     "TEACHER_GPU_CONFIG",
     "TINY_CONFIG",
     "AZeroTrainer",
     "Config",
     "RunnerState",
+    "build_network",
+    "calibration_position",
+    "capture_gain",
     "completed_q_policy",
+    "dqn_guide",
     "make_train",
+    "material_balance",
+    "network_evaluation",
+    "params_from_arrays",
     "value_targets",
 ]
 
@@ -455,7 +476,7 @@ class _Parts:
         return runner, metrics
 
 
-def make_train(config: Config) -> Any:
+def make_train(config: Config) -> Callable[[jax.Array], tuple[RunnerState, dict[str, Any]]]:
     """``train(key) -> (RunnerState, metrics)``: a whole run in one jitted function;
     ``metrics`` maps each name to ``float32[num_rounds]``: games finished, their summed
     lengths, first-player wins, draws, the mean root value, and the losses (NaN in
@@ -466,28 +487,28 @@ def make_train(config: Config) -> Any:
     >>> metrics["policy_loss"].shape, int(runner.rounds)
     ((4,), 4)
     """
-    parts = _Parts(config)
-
-    def train(key: jax.Array) -> tuple[RunnerState, dict[str, jax.Array]]:
-        runner = parts.init(key)
-        return jax.lax.scan(lambda r, _: parts.round(r), runner, None, length=config.num_rounds)
-
-    return jax.jit(train, compiler_options=COMPILER_OPTIONS)
+    return AZeroTrainer.train_function(config)
 
 
 # ------------------------------------------------------------------ checkpoints, CLI
 
 
-class AZeroTrainer(JaxRoundTrainer):
-    """:class:`jungle_train.common._run.Trainer` for AlphaZero: the rounds of :func:`make_train`,
-    compiled once and run a chunk at a time (same network as one ``train(key)`` call).
-    The run state holds the network, Adam, the games and the last block; the playing
-    checkpoint the network's parameters and the config."""
+class AZeroTrainer(JaxRoundTrainer[_Parts]):
+    """:class:`jungle_train.common.Trainer` for AlphaZero on the one trainer of every
+    jitted learner (:class:`jungle_train.jitted.JaxRoundTrainer`: chunks of rounds,
+    checkpoints written by process 0 alone, resume), with only what differs here: the
+    parts, the search's XLA options, the metrics line and the agent. The rounds are
+    those of :func:`make_train` (same network as one ``train(key)`` call); the run state
+    holds the network, Adam, the games and the last block, the playing checkpoint the
+    network's parameters and the config."""
 
     kind = KIND
+    compiler_options = COMPILER_OPTIONS
 
-    def __init__(self, config: Config) -> None:
-        super().__init__(config, _Parts(config), compiler_options=COMPILER_OPTIONS)
+    @classmethod
+    def make_parts(cls, config: Config) -> _Parts:
+        """The self-play and learning parts of ``config``."""
+        return _Parts(config)
 
     def summarize(self, history: list[dict[str, Any]]) -> dict[str, float]:
         """:func:`summarize_rounds`."""
@@ -496,7 +517,8 @@ class AZeroTrainer(JaxRoundTrainer):
     def agent(self, path: str) -> AZeroAgent:
         """The agent that plays from a checkpoint :meth:`save_agent` wrote (the self-play
         search's simulation count; no noise)."""
-        return AZeroAgent(self.config.rule_set, path, simulations=self.config.simulations)
+        settings = AZeroSettings(path=path, simulations=self.config.simulations)
+        return AZeroAgent(self.config.rule_set, settings)
 
 
 def summarize_rounds(history: list[dict[str, Any]]) -> dict[str, float]:

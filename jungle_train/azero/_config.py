@@ -300,9 +300,8 @@ better than the shipped value network's but, while pieces are face down, worse t
 hand-made value (experiments/readme-azero.md, "On one GPU"). A second run (458 s, 9.96
 million decisions; its table is in docs/results.md) moved that correlation by +0.012 in
 the chance phase, still below the hand-made value. The first
-try (an H100) finished no round in 530 s: mctx's root noise, drawn one element after
-another with the search's ``rbg`` key, since drawn at once
-(:func:`jungle_train.azero.search._mctx_fast.dirichlet_noise`)."""
+try (an H100) finished no round in 530 s: mctx's root noise is drawn one element after
+another with an ``rbg`` key (:attr:`~jungle_train.azero.search.SearchConfig.rng`)."""
 
 CONFIGS = {
     "cpu": CPU_CONFIG,

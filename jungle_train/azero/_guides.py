@@ -17,7 +17,6 @@ import jax.numpy as jnp
 
 from jungle_core import CLASSIC, DARK, Rules
 from jungle_core.jax_env import JaxEnv, JaxState, make
-from jungle_train.azero._hand_value import PIECE_VALUES
 from jungle_train.azero._net import PolicyValueNetwork
 from jungle_train.azero.search import (
     COMPILER_OPTIONS,
@@ -33,7 +32,6 @@ from jungle_train.dqn import make_network, observe
 from jungle_train.players import SHIPPED, arrays_to_params, shipped_checkpoint
 
 __all__ = [
-    "PRIORS",
     "RULES",
     "build_network",
     "compiled_search",
@@ -46,10 +44,6 @@ __all__ = [
 
 RULES = {"dark": DARK, "classic": CLASSIC}
 """The rule sets an AlphaZero config may name."""
-
-PRIORS = ("", "azero", "dqn", "hand")
-"""What guides the search (``prior=``): an AlphaZero checkpoint, a DQN checkpoint, the
-hand-made value alone, or (empty) :func:`default_prior`'s choice."""
 
 _SHIPPED = {"dark": "azero.npz", "classic": "azero_classic.npz"}
 _MAKE = {"dark": "--config cpu", "classic": "--config classic-cpu"}
@@ -112,22 +106,21 @@ def dqn_functions(
 
 def dqn_guide(env: JaxEnv, source: str = "") -> tuple[Callable[..., Any], Any]:
     """``(evaluate, params)``: a DQN checkpoint (``source``; the shipped ``dqn.npz``
-    without one) as the search's evaluator, with the agent's default knobs (``tau`` 1,
-    the hand-made leaf value alone, no hunt): what ``make_agent("azero", DARK)``
+    without one) as the search's evaluator, the prior at ``tau`` 1 and the leaf values
+    the hand-made value's alone: what ``make_agent("azero", DARK)``
     searches with, for benchmarks and tests that call :func:`make_search` themselves.
 
     >>> from jungle_core.jax_env import make
     >>> evaluate, params = dqn_guide(make())
-    >>> len(params)
-    4
+    >>> len(params)  # the Q-network's parameters, 1 / tau, the hand-made value's weight
+    3
     """
     config, q_params, _ = load_dqn(source or shipped_checkpoint("dqn"))
     q_network, observe_one = dqn_functions(env, config)
     evaluate = functools.partial(
-        dqn_prior_evaluation, env, q_network, observe_one, config.win_reward, hunting=False
+        dqn_prior_evaluation, env, q_network, observe_one, config.win_reward
     )
-    params = (q_params, jnp.float32(1.0), jnp.float32(1.0), jnp.float32(0.0))
-    return evaluate, params
+    return evaluate, (q_params, jnp.float32(1.0), jnp.float32(1.0))
 
 
 def shipped_azero(rules: Rules) -> str:
@@ -159,40 +152,16 @@ def compiled_search(
     """A jitted ``(params, key, state[1]) -> (action int32[1], weights float32[1, A])``
     search (``weights``: the search's policy over the actions), one per configuration
     in a process (so agents of several checkpoints share the compiled code).
-    ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config, hunting,
-    covering, exact, capture, greedy, values, material, potential)`` (``hunting``: the hunt weight
-    is above 0, so the evaluation computes the term; ``covering``: the ``cover``
-    adjustment of the hand-made value is on; ``exact``: the endgame tables value the
-    leaves they hold; ``capture``: the share of the mover's immediate capture gain in the
-    hand-made value; ``greedy``: the weight of the Greedy heuristic in it while pieces
-    are face down; ``values``: the name of its material's piece values,
-    :data:`jungle_train.azero._hand_value.PIECE_VALUES`; ``material``: the form of its
-    material balance, :data:`jungle_train.azero._hand_value.MATERIAL_FORMS`; ``potential``:
-    the weight of the shaping potentials' difference in it) or
+    ``model``: ``("azero", channels, conv_layers)``, ``("dqn", DQN config)`` or
     ``("hand",)``."""
     env = make(rules)
     evaluate: Any
     if model[0] == "hand":
         evaluate = functools.partial(hand_evaluation, env)
     elif model[0] == "dqn":
-        dqn_config, hunting, covering, exact, capture, greedy, values, material, potential = model[
-            1:10
-        ]
-        q_network, observe_one = dqn_functions(env, dqn_config)
+        q_network, observe_one = dqn_functions(env, model[1])
         evaluate = functools.partial(
-            dqn_prior_evaluation,
-            env,
-            q_network,
-            observe_one,
-            dqn_config.win_reward,
-            hunting=hunting,
-            covering=covering,
-            exact=exact,
-            capture=capture,
-            greedy=greedy,
-            potential_weight=potential,
-            piece_values=PIECE_VALUES[values],
-            material=material,
+            dqn_prior_evaluation, env, q_network, observe_one, model[1].win_reward
         )
     else:
         network = build_network(rules, model[1], model[2])

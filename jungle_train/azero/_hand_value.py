@@ -2,9 +2,8 @@
 
 - DARK: :func:`heuristic_value`, the material balance (:func:`material_balance`, by the
   piece values of :data:`PIECE_VALUES`) plus :data:`POTENTIAL_WEIGHT` times the shaping
-  potentials' difference, and the optional terms the ``azero`` agent's knobs turn on,
-  each screened against minimax depth 3 in experiments/readme-azero.md (:func:`hunt`,
-  :func:`winnable` for ``cover``, :func:`capture_gain`), with
+  potentials' difference; :func:`winning_material` (from :func:`winnable`), whether a
+  side's material can still win, for the search's draw bounds; and
   :func:`expected_gain` for the search's ``afterstate="expected"``;
 - CLASSIC: the CLASSIC evaluation's piece-square table (:func:`classic_piece_squares`)
   through ``tanh`` (:func:`hand_value`) and each move's change of it as a prior
@@ -29,12 +28,9 @@ from jungle_core import Rules
 from jungle_core.jax_env import JaxState
 from jungle_core.lowlevel import NUM_CODES, BattleResult, tables
 from jungle_train.jitted import potential, present
-from jungle_train.players import square_distances
 
 __all__ = [
     "CLASSIC_VALUE_SCALE",
-    "DRAWN_SHARE",
-    "MATERIAL_FORMS",
     "PIECE_VALUES",
     "POTENTIAL_WEIGHT",
     "PRIOR_SCALE",
@@ -45,7 +41,6 @@ __all__ = [
     "expected_gain",
     "hand_value",
     "heuristic_value",
-    "hunt",
     "material_balance",
     "winnable",
     "winning_material",
@@ -54,18 +49,10 @@ __all__ = [
 
 PIECE_VALUES: dict[str, tuple[float, ...]] = {
     "spec": tuple(GreedyWeights().values[rank] for rank in range(1, 9)),
-    "fitted": (90.0, 10.0, 40.0, 50.0, 50.0, 75.0, 105.0, 160.0),
 }
 """The piece values of :func:`material_balance` by name, Rat (rank 1) to Elephant (8).
-``spec``: the Greedy agent's values (the default; :class:`jungle_agents.GreedyWeights`'
-``values``, so they have one home). ``fitted``: the values whose balance
-best predicts the results of the 1,328 recorded games against minimax depth 3 listed in
-``docs/games/leaf-fit-games.txt`` (least squares of ``tanh(a · balance)`` on their
-128,342 positions, five-fold cross-validated by game; rounded, the Cat raised from the
-fit's 0 to 10; ``benchmarks/leaf_fit.py --values``): the Rat, which takes the Elephant,
-is worth more than a Tiger, and the Lion and Elephant far more than ``spec``'s 70 and 80.
-Played by the search (``azero:values=fitted``) they scored worse than ``spec`` against
-minimax depth 3 (the screens' table of experiments/readme-azero.md)."""
+``spec``: the Greedy agent's values (:class:`jungle_agents.GreedyWeights`' ``values``,
+so they have one home)."""
 
 
 def _values_array(values: tuple[float, ...]) -> jax.Array:
@@ -75,34 +62,16 @@ def _values_array(values: tuple[float, ...]) -> jax.Array:
     return jnp.asarray(np.array(values * 2, np.float32))
 
 
-MATERIAL_FORMS = ("ratio", "difference", "scaled")
-"""How :func:`material_balance` scales the difference of the two sides' material:
-``ratio`` divides it by the material still in the game (the default: a trade of equal
-pieces raises the value of the side ahead and lowers that of the side behind, as in
-chess), ``difference`` by the material of the full set of sixteen pieces (a trade of
-equal pieces leaves the value where it was: in DARK a lone piece runs, and a side ahead
-needs pieces on the board to corner the last enemy). ``scaled`` is ``difference`` for
-the balance, and :func:`heuristic_value` then scales the shaping potentials' term by the
-share of the full set's material still in the game, so that the whole value is the
-``ratio`` form's times that share: the potentials keep their weight against the
-material, which ``difference`` alone lowers as pieces leave."""
-
-
 def _balance_of(
     held_bits: jax.Array,
     player: jax.Array | int,
     values: tuple[float, ...] = PIECE_VALUES["spec"],
-    form: str = "ratio",
 ) -> jax.Array:
     """:func:`material_balance` of a ``present`` mask (``int32[...]``), over its leading axes."""
     bits = (held_bits[..., None] >> jnp.arange(16)) & 1
     held = bits.astype(jnp.float32) * _values_array(values)
     mine = jnp.where(player == 0, jnp.sum(held[..., :8], -1), jnp.sum(held[..., 8:], -1))
     total = jnp.sum(held, -1)
-    if form in ("difference", "scaled"):
-        return (2.0 * mine - total) / (2.0 * sum(values))
-    if form != "ratio":
-        raise ValueError(f"material form must be one of {MATERIAL_FORMS}, not {form!r}")
     return jnp.where(total > 0, (2.0 * mine - total) / jnp.maximum(total, 1.0), 0.0)
 
 
@@ -110,27 +79,20 @@ def material_balance(
     state: JaxState,
     player: jax.Array | int,
     values: tuple[float, ...] = PIECE_VALUES["spec"],
-    form: str = "ratio",
 ) -> jax.Array:
     """``float32[]``: ``(M_player - M_other) / (M_player + M_other)`` over the pieces
     still in the game (face up on the board or face down, by identity), ``M`` by the
     piece ``values`` (8 floats, Rat to Elephant; static), the Greedy agent's values by
     default (rank 8: 80, ..., 2: 20, the Rat 30; :data:`PIECE_VALUES`); 0 when nobody
-    has any. With ``form="difference"`` or ``"scaled"`` (static; :data:`MATERIAL_FORMS`)
-    the denominator is the material of all sixteen pieces instead (760 with the Greedy
-    values), so that trading equal pieces leaves the balance unchanged.
+    has any.
 
     >>> from jungle_core import from_fen
     >>> from jungle_core.jax_env import make
     >>> s = make().from_state(from_fen("8/8/8/8/8/8/E1r5 0 0 0 - -"))
     >>> round(float(material_balance(s, 0)), 3), round(float(material_balance(s, 1)), 3)
     (0.455, -0.455)
-    >>> round(float(material_balance(s, 0, PIECE_VALUES["fitted"])), 3)
-    0.28
-    >>> round(float(material_balance(s, 0, form="difference")), 3)   # (80 - 30) / 760
-    0.066
     """
-    return _balance_of(present(state), player, values, form)
+    return _balance_of(present(state), player, values)
 
 
 @functools.cache
@@ -232,31 +194,6 @@ def _hunt_relation(rules: Rules) -> np.ndarray[Any, Any]:
     return hunts
 
 
-def hunt(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Array:
-    """``float32[]``: how close ``player``'s revealed pieces stand to the enemies they can
-    remove: ``Σ 1 / (1 + d)`` over its pieces that can take or trade with (equal ranks:
-    both removed) a revealed enemy, ``d`` the Manhattan distance to the nearest such
-    enemy. Unlike the shaping potential it counts trades: a side ahead in material ends
-    the game by trading its last enemy off, and nothing else pulls its pieces there.
-
-    >>> from jungle_core import DARK, from_fen
-    >>> from jungle_core.jax_env import make
-    >>> s = make().from_state(from_fen("8/8/8/8/8/8/E2e4 0 0 0 - -"))
-    >>> float(hunt(DARK, s, 0)), float(hunt(DARK, s, 1))
-    (0.25, 0.25)
-    """
-    distance = jnp.asarray(square_distances(rules.rows, rules.cols))
-    b = state.board.astype(jnp.int32)
-    up = (b >= 1) & (b <= 16)
-    owner = (b - 1) >> 3
-    mine = up & (owner == player)
-    enemy = up & (owner != player)
-    can = jnp.asarray(_hunt_relation(rules))[b[:, None], b[None, :]] & enemy[None, :]
-    nearest = jnp.min(jnp.where(can, distance, jnp.inf), axis=1)
-    per_piece = jnp.where(jnp.isfinite(nearest), 1.0 / (1.0 + nearest), 0.0)
-    return jnp.sum(jnp.where(mine, per_piece, 0.0))
-
-
 def winnable(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Array:
     """``bool[]``: whether ``player`` can still remove every enemy piece: each enemy piece
     in the game (face up or face down) has at least one piece of ``player``'s in the game
@@ -330,37 +267,13 @@ def winning_material(
     return winnable(rules, state, player) & enough
 
 
-DRAWN_SHARE = 0.1
-"""With ``cover``, the share of a positive value kept by a side that cannot win
-(:func:`winnable`): enough to prefer more material among drawn positions, not enough
-to prefer them to a position it can still win."""
-
-
-def heuristic_value(
-    rules: Rules,
-    state: JaxState,
-    player: jax.Array | int,
-    hunt_weight: jax.Array | float = 0.0,
-    cover: bool = False,
-    capture: float = 0.0,
-    potential_weight: float = POTENTIAL_WEIGHT,
-    piece_values: tuple[float, ...] = PIECE_VALUES["spec"],
-    material: str = "ratio",
-) -> jax.Array:
+def heuristic_value(rules: Rules, state: JaxState, player: jax.Array | int) -> jax.Array:
     """``float32[]``: a hand-made value of a position for ``player``, in about [-1, 1]:
-    the :func:`material_balance` (by ``piece_values`` in the ``material`` form, both
-    static; ``scaled`` also scales the potentials' term, :data:`MATERIAL_FORMS`) plus
-    ``potential_weight`` (:data:`POTENTIAL_WEIGHT` unless given) times the difference of
-    the two players' shaping potentials (Opp − Threat: pieces near enemies they
-    can take count for, near enemies that can take them against;
-    :func:`jungle_train.jitted._board.potential`), which points the search at the enemy's
-    weaker pieces beyond its horizon. With ``hunt_weight`` > 0, plus that weight times
-    :func:`hunt` of the side ahead in material (minus, for the side behind, the other
-    side's). With ``cover`` (static), a side that cannot remove every enemy piece
-    (:func:`winnable`) keeps only :data:`DRAWN_SHARE` of a positive value, and a
-    negative value is raised the same way when its opponent cannot. With ``capture``
-    (static) > 0, plus that share of the side to move's :func:`capture_gain` (minus, for
-    the other side), before ``cover``.
+    the :func:`material_balance` plus :data:`POTENTIAL_WEIGHT` times the difference of
+    the two players' shaping potentials (Opp − Threat: pieces near enemies they can take
+    count for, near enemies that can take them against;
+    :func:`jungle_train.jitted.potential`), which points the search at the enemy's weaker
+    pieces beyond its horizon.
 
     >>> from jungle_core import DARK, from_fen
     >>> from jungle_core.jax_env import make
@@ -370,27 +283,7 @@ def heuristic_value(
     """
     mine = potential(state, player, rules)
     theirs = potential(state, 1 - player, rules)
-    balance = material_balance(state, player, piece_values, material)
-    shaping = potential_weight * (mine - theirs)
-    if material == "scaled":
-        held = (present(state) >> jnp.arange(16)) & 1
-        in_play = jnp.sum(held.astype(jnp.float32) * _values_array(piece_values))
-        shaping = shaping * in_play / (2.0 * sum(piece_values))
-    value = balance + shaping
-    if not (isinstance(hunt_weight, float) and hunt_weight == 0.0):
-        # the side ahead in material is pulled toward the enemies it can remove
-        chase = jnp.where(balance > 0, hunt(rules, state, player), 0.0)
-        flee = jnp.where(balance < 0, hunt(rules, state, 1 - player), 0.0)
-        value = value + hunt_weight * (chase - flee)
-    if capture:
-        gain = capture_gain(rules, state)
-        value = value + capture * jnp.where(player == state.current_player, gain, -gain)
-    if cover:
-        value = jnp.where((value > 0) & ~winnable(rules, state, player), DRAWN_SHARE * value, value)
-        value = jnp.where(
-            (value < 0) & ~winnable(rules, state, 1 - player), DRAWN_SHARE * value, value
-        )
-    return value
+    return material_balance(state, player) + POTENTIAL_WEIGHT * (mine - theirs)
 
 
 CLASSIC_VALUE_SCALE = 200.0

@@ -1,8 +1,8 @@
 """AlphaZero-style search on the JAX core: the true rules as the model.
 
 :func:`make_search` builds a jitted search from a :class:`SearchConfig` and an evaluator
-(a network, the hand-made value, or a blend); chance nodes are DARK's reveals; exact endgame
-tables can score the leaves (:func:`leaf_tables`).
+(a network, the hand-made value, or a DQN's prior with the hand-made value); chance nodes
+are DARK's reveals. The search calls only mctx's public policies.
 """
 
 from jungle_train.azero.search._config import SearchConfig
@@ -12,9 +12,8 @@ from jungle_train.azero.search._evaluations import (
     hand_evaluation,
 )
 from jungle_train.azero.search._mctx_fast import COMPILER_OPTIONS
-from jungle_train.azero.search._search import make_search, step_result
+from jungle_train.azero.search._search import make_search, step_result, zero_evaluator
 from jungle_train.azero.search._slots import in_actions_values
-from jungle_train.azero.search._table_leaves import leaf_tables
 
 __all__ = [
     "COMPILER_OPTIONS",
@@ -23,7 +22,7 @@ __all__ = [
     "dqn_prior_evaluation",
     "hand_evaluation",
     "in_actions_values",
-    "leaf_tables",
     "make_search",
     "step_result",
+    "zero_evaluator",
 ]

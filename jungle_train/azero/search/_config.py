@@ -1,11 +1,9 @@
 """The settings of the AlphaZero search (:class:`SearchConfig`), which
 :func:`jungle_train.azero.search._search.make_search` builds a search from: simulations and
 depth, root noise, the prior's mix, what a chance node is first worth, the chance order,
-PUCT's constant and Q scaling, contempt, dead draws and risk, and the implementation switches
-(slots, batching, backward pass, noise, key). Each field's docstring says what it does.
-The knobs off by default were screened against minimax depth 3: the screens' table is
-"Toward 0.90: what was screened" in experiments/readme-azero.md, the strongest setting
-in docs/results.md.
+PUCT's constant, the price of a draw and the draw bounds, and the implementation
+switches (slots, compact nodes, batching, key). Each field's docstring says what it does;
+the strongest setting is in docs/results.md.
 """
 
 from __future__ import annotations
@@ -99,21 +97,13 @@ class SearchConfig:
     searched are a spread of ranks, alternately the opponent's and the mover's, the
     same for both seats."""
 
-    contempt: float = 0.0
-    """DARK: a draw is worth ``-contempt`` to the player whose position is searched (the
-    root's mover) and ``+contempt`` to the other (still zero-sum), and every evaluated
-    position loses ``contempt * plies_since_removal / no_removal_limit`` for the root's
-    mover (gains it for the other): what the Minimax agent's ``contempt`` does
-    (:class:`jungle_agents.SearchConfig`), on the search's value scale (a value in
-    [-1, 1]). 0: a draw is worth 0 to both."""
     dead_draw: float = 0.0
     """DARK: a draw is worth ``-dead_draw`` to the root's mover (``+dead_draw`` to the
     other, still zero-sum), and so is every evaluated position in which neither side's
     material can still win (:func:`jungle_train.azero._hand_value.winning_material`: a dead
-    draw, such as one Elephant against one), whatever its evaluation says; unlike
-    :attr:`contempt`, nothing is charged for the no-removal clock, so the search plays as
-    before until a dead draw comes within its reach, and then keeps the game alive where
-    it can. 0: off; not with :attr:`contempt`."""
+    draw, such as one Elephant against one), whatever its evaluation says;
+    nothing is charged for the no-removal clock, so the search plays as before until a
+    dead draw comes within its reach, and then keeps the game alive where it can. 0: off."""
     draw_bounds: bool = False
     """DARK: each side's material bounds its value (the one-sided form of
     :attr:`dead_draw`): in every evaluated position where the player to move's material
@@ -123,76 +113,7 @@ class SearchConfig:
     draw's value is :attr:`dead_draw`'s (``-dead_draw`` for the root's mover, 0 without
     it). Where neither side can win that is the dead draw's value. A material lead that
     cannot become a win (an enemy Lion none of the side's pieces can remove) then counts
-    for nothing, and trading into one is seen as giving the win away. False: off; not
-    with :attr:`contempt`."""
-    press: float = 0.0
-    """DARK: :attr:`contempt`'s clock without its draw, charged only while the root's
-    mover can still win: every evaluated position in which the root's mover's material
-    can still win (:func:`jungle_train.azero._hand_value.winning_material`) loses
-    ``press * plies_since_removal / no_removal_limit`` for the root's mover (gains it for
-    the other), and every other position keeps its value. The search then hurries a
-    side that can win toward a removal and leaves one that cannot (which only a draw
-    awaits) to play as before; a finished game's draw costs nothing here (with
-    :attr:`dead_draw`, ``-dead_draw``). It combines with :attr:`dead_draw` and
-    :attr:`draw_bounds` (their bounds apply after the charge). 0: off; not with
-    :attr:`contempt`."""
-    spare_behind: bool = False
-    """DARK, with :attr:`press`: no charge either where the root's mover holds fewer
-    pieces than its opponent (face-down pieces counted by owner, which is public: the
-    pieces removed are seen): the no-removal clock works for a side behind, which a draw
-    suits. Measured with ``press=0.1`` (experiments/readme-azero.md): it did not win back
-    the games ``press`` loses from behind. False: :attr:`press` charges wherever the root's mover
-    can win."""
-    count_trades: bool = False
-    """DARK, with :attr:`dead_draw`, :attr:`draw_bounds` or :attr:`press`: their test of whether a
-    side's material can still win counts the trades
-    (:func:`jungle_train.azero._hand_value.winning_material` with ``trades``): an enemy piece
-    none of the side's pieces takes can only be traded with, at the cost of a piece, so
-    the side must hold more pieces than there are such enemy pieces (a lone Elephant
-    against an Elephant and a Tiger cannot win). The two tests differ only for a side
-    down to one piece, so beside ``endgame=4``'s tables this moves a bound only where a
-    lone piece faces four or more (measured: no move changed in 56 games;
-    experiments/azero-dark-log.md).
-    False: the looser test."""
-    risk: float = 0.0
-    """The root's mover's aversion to risk: every evaluated value (position and
-    afterstate, not a game's result) that favours the root's mover keeps only
-    ``1 - risk`` of itself, for either player to move (still zero-sum: the opponent's
-    matching negative value shrinks the same), and a value that favours the opponent
-    stays as it is. The search then maximizes a concave utility of the leaf value:
-    a gamble of +x or -x at even odds is worth ``-risk * x / 2`` to the root's mover, not
-    0, as it is to a side whose score rises less with a piece ahead than it falls with a
-    piece behind (the DARK agent's, at the end of the chance phase against minimax depth
-    3; ``risk=0.5`` measured weaker, experiments/readme-azero.md). DARK only, and not
-    with ``afterstate="expected"``. 0: risk-neutral."""
-
-    qtransform: str = "siblings"
-    """DARK: how a decision node's Q values are scaled into PUCT's exploitation term:
-    ``"siblings"`` (mctx's ``qtransform_by_parent_and_siblings``, its default: by the
-    minimum and maximum of the node's own value and its searched children's, so the
-    children's spread always fills [0, 1], however small it is) or ``"minmax"``
-    (``qtransform_by_min_max`` over the values' whole range, [-1, 1]: a difference of
-    0.1 in value is 0.05 of the term wherever it is, and the prior weighs more where the
-    children's values lie close). Unsearched children score the minimum either way.
-    ``"minmax"`` measured far weaker against minimax depth 3
-    (experiments/readme-azero.md)."""
-
-    minimax_backup: float = 0.0
-    """DARK: the share of each Q value PUCT reads from the tree's expectimax values
-    instead of mctx's averages (implicit minimax backups, Lanctot et al. 2014):
-    :func:`~jungle_train.azero.search._mctx_fast.minimax_values` keeps, beside each node's mean of
-    the
-    values backed up through it, the expectimax value of the tree searched below it
-    (its best child at a decision node, its searched outcomes' probability-weighted mean
-    at a chance node, its evaluation at a leaf), and
-    :func:`~jungle_train.azero.search._mctx_fast.qtransform_minimax_mix` mixes the two before mctx's
-    rescaling by parent and siblings. A mean pulls a node's value toward the weaker
-    lines explored below it; the expectimax value is what the tree says best play is
-    worth.
-    The root's action is still the most visited. 0: mctx's search; not with
-    :attr:`qtransform` ``"minmax"``. Measured against minimax depth 3
-    (experiments/readme-azero.md): 0.5 within the noise of the default (-0.017 +- 0.041
-    paired), 1 weaker."""
+    for nothing, and trading into one is seen as giving the win away. False: off."""
 
     slots: bool = False
     """The tree's action axis holds each node's legal actions, ascending, in
@@ -212,36 +133,23 @@ class SearchConfig:
     """Store the tree's positions as :class:`~jungle_train.azero.search._slots.PackedState`
     (and, with ``afterstate="parent"``, one value a node): the same search, in less time on a CPU.
     False keeps them as they are (the reference of ``benchmarks/azero_speed.py``)."""
-    rng: str = "rbg"
-    """The key mctx draws with: ``"rbg"`` (:func:`~jungle_train.azero.search._mctx_fast.search_key`)
-    or ``"threefry"`` (the caller's key as it is; the benchmark's reference)."""
+    rng: str = "auto"
+    """The key mctx draws with: ``"rbg"`` (:func:`~jungle_train.azero.search._mctx_fast.search_key`:
+    mctx's per-level tie-break noise is cheaper with it, 1.10 s → 0.53 s for a one-game
+    search of 1,024 simulations on a CPU), ``"threefry"`` (the caller's key as it is) or
+    ``"auto"``: ``rbg`` except for a search with root noise off the CPU, where JAX draws
+    the Dirichlet noise's Gamma variates one after another with any key but a
+    ``threefry`` one (one H200, 1,024 games at 64 simulations: 4.4 s a search against
+    0.09 s; experiments/readme-azero.md)."""
     batching: str = "auto"
     """How a batch of ``B > 1`` positions is searched: ``"vectorized"`` (one mctx search
     over the batch, what a GPU wants), ``"sequential"`` (``lax.map`` over the games,
     one mctx search of batch 1 each, game ``i`` with ``jax.random.split(key, B)[i]``),
     or ``"auto"``: sequential when JAX's default backend is the CPU. On this CPU one
     game at a time stays faster: 16 DARK games in slots at 256 simulations took 0.75 s
-    vectorized and 0.32–0.39 s sequential, with :attr:`backward` ``"batched"`` (with
-    mctx's own backward pass, 1.34 s vectorized; ``benchmarks/azero_speed.py --batch``).
+    vectorized and 0.32–0.39 s sequential with a batched backward pass (1.34 s
+    vectorized with mctx's own, which the search now uses; ``benchmarks/azero_speed.py``).
     A batch of one is always searched as it is."""
-    backward: str = "batched"
-    """How a simulation's value goes back up the tree: ``"batched"``
-    (:func:`~jungle_train.azero.search._mctx_fast.batched_backward`: one loop over the whole batch
-    that writes only the nodes on each game's path) or ``"mctx"`` (mctx's own, a
-    per-game loop under ``jax.vmap``, the reference of ``benchmarks/azero_speed.py``).
-    The same updates either way (a test compares the trees); they differ in cost when
-    ``B > 1``: under ``vmap`` a loop whose games stop at different depths selects
-    between the old and the new value of its whole carry, here the whole tree with every
-    node's position, at every step, so a simulation of a vectorized search cost time in
-    proportion to the simulations before it."""
-    noise: str = "threefry"
-    """How the root's Dirichlet noise is drawn: ``"threefry"``
-    (:func:`~jungle_train.azero.search._mctx_fast.dirichlet_noise`: with a ``threefry`` key, all of
-    the batch's Gamma variates at once, and nothing drawn when :attr:`dirichlet_fraction`
-    is 0) or ``"mctx"`` (mctx's own, with
-    :attr:`rng`'s key: with an ``rbg`` key JAX draws the ``B * A`` variates one after
-    another, even when the fraction is 0; the reference of
-    ``benchmarks/azero_speed.py``)."""
 
     def __post_init__(self) -> None:
         checks = [
@@ -254,51 +162,20 @@ class SearchConfig:
             (self.gumbel_scale >= 0.0, "gumbel_scale must be >= 0"),
             (self.max_considered >= 1, "max_considered must be >= 1"),
             (0.0 <= self.prior_mix <= 1.0, "prior_mix must be in [0, 1]"),
-            (0.0 <= self.contempt < 1.0, "contempt must be in [0, 1)"),
             (0.0 <= self.dead_draw < 1.0, "dead_draw must be in [0, 1)"),
-            (
-                not (self.dead_draw and self.contempt),
-                "dead_draw does not combine with contempt",
-            ),
-            (
-                not (self.draw_bounds and self.contempt),
-                "draw_bounds does not combine with contempt",
-            ),
-            (0.0 <= self.press < 1.0, "press must be in [0, 1)"),
-            (not (self.press and self.contempt), "press does not combine with contempt"),
-            (not self.spare_behind or bool(self.press), "spare_behind is press': set press"),
-            (
-                not self.count_trades or bool(self.dead_draw or self.draw_bounds or self.press),
-                "count_trades sharpens dead_draw's, draw_bounds' or press' test: set one of them",
-            ),
-            (0.0 <= self.risk < 1.0, "risk must be in [0, 1)"),
-            # "expected" adds its material change to a chance node's value after the
-            # evaluation, so that value would escape the shrink
-            (
-                not (self.risk and self.afterstate == "expected"),
-                "risk does not combine with afterstate=expected",
-            ),
             (
                 self.afterstate in ("head", "parent", "expected"),
                 "afterstate must be head|parent|expected",
             ),
-            (self.rng in ("rbg", "threefry"), "rng must be rbg|threefry"),
+            (self.rng in ("auto", "rbg", "threefry"), "rng must be auto|rbg|threefry"),
             (
                 self.chance_order in CHANCE_ORDERS,
                 f"chance_order must be {'|'.join(CHANCE_ORDERS)}",
-            ),
-            (self.qtransform in ("siblings", "minmax"), "qtransform must be siblings|minmax"),
-            (0.0 <= self.minimax_backup <= 1.0, "minimax_backup must be in [0, 1]"),
-            (
-                not (self.minimax_backup and self.qtransform == "minmax"),
-                "minimax_backup mixes into the siblings qtransform, not minmax",
             ),
             (
                 self.batching in ("auto", "vectorized", "sequential"),
                 "batching must be auto|vectorized|sequential",
             ),
-            (self.backward in ("batched", "mctx"), "backward must be batched|mctx"),
-            (self.noise in ("threefry", "mctx"), "noise must be threefry|mctx"),
         ]
         for ok, message in checks:
             if not ok:
@@ -308,19 +185,12 @@ class SearchConfig:
         """The knobs set here that only DARK's search has (CLASSIC's Gumbel MuZero
         has no chance nodes, no-removal clock or material test for them to act on).
 
-        >>> SearchConfig(press=0.1, risk=0.5).dark_only()
-        ('press', 'risk')
+        >>> SearchConfig(dead_draw=0.1, draw_bounds=True).dark_only()
+        ('dead_draw', 'draw_bounds')
         """
         knobs = (
-            ("contempt", self.contempt),
             ("dead_draw", self.dead_draw),
             ("draw_bounds", self.draw_bounds),
-            ("press", self.press),
-            ("spare_behind", self.spare_behind),
-            ("count_trades", self.count_trades),
-            ("risk", self.risk),
-            ("qtransform", self.qtransform != "siblings"),
-            ("minimax_backup", self.minimax_backup),
         )
         return tuple(name for name, value in knobs if value)
 
@@ -329,10 +199,10 @@ class SearchConfig:
         ``rules`` other than DARK.
 
         >>> from jungle_core import CLASSIC
-        >>> SearchConfig(contempt=0.1).check_rules(CLASSIC)
+        >>> SearchConfig(dead_draw=0.1).check_rules(CLASSIC)
         Traceback (most recent call last):
         ...
-        ValueError: search config: contempt is for DARK rules, not CLASSIC
+        ValueError: search config: dead_draw is for DARK rules, not CLASSIC
         """
         knobs = self.dark_only()
         if knobs and not rules.is_dark:

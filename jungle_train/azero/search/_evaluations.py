@@ -21,24 +21,10 @@ import jax
 import jax.numpy as jnp
 
 from jungle_core.jax_env import JaxEnv, JaxState
-from jungle_train.azero._hand_value import (
-    PIECE_VALUES,
-    POTENTIAL_WEIGHT,
-    classic_prior_logits,
-    hand_value,
-    heuristic_value,
-)
+from jungle_train.azero._hand_value import classic_prior_logits, hand_value, heuristic_value
 from jungle_train.azero._net import Evaluation, PolicyValueNetwork, network_evaluation
-from jungle_train.azero.search._table_leaves import exact_value
-from jungle_train.jitted import JaxGreedy
 
-__all__ = ["GREEDY_SCALE", "blended_evaluation", "dqn_prior_evaluation", "hand_evaluation"]
-
-
-GREEDY_SCALE = 300.0
-"""With ``greedy``, the scale of the Greedy balance in the leaf value: a piece worth 50
-changes the balance by about 45 (H counts the opponent's material at 0.8), about 0.15
-through ``tanh(· / 300)``, near a piece's share of the material balance."""
+__all__ = ["blended_evaluation", "dqn_prior_evaluation", "hand_evaluation"]
 
 
 def blended_evaluation(
@@ -65,23 +51,14 @@ def dqn_prior_evaluation(
     win_reward: float,
     params: tuple[Any, ...],
     states: JaxState,
-    hunting: bool = True,
-    covering: bool = False,
-    exact: bool = False,
-    capture: float = 0.0,
-    greedy: float = 0.0,
-    potential_weight: float = POTENTIAL_WEIGHT,
-    piece_values: tuple[float, ...] = PIECE_VALUES["spec"],
-    material: str = "ratio",
 ) -> Evaluation:
     """A trained DQN (:mod:`jungle_train.dqn`) in the search's place of a policy-value
-    network: ``params = (Q-network parameters, 1 / tau, weight, hunt weight)``, plus the
-    packed endgame tables (:func:`jungle_train.azero.search._table_leaves.leaf_tables`) with
-    ``exact``.
+    network: ``params = (Q-network parameters, 1 / tau, weight)`` (more entries are
+    ignored).
 
     - prior logits ``Q(s, ·) / tau``: the DQN's action values as a softmax policy at
       temperature ``tau`` (``float32[]``);
-    - value ``weight · heuristic_value(s, hunt_weight) + (1 - weight) ·
+    - value ``weight · heuristic_value(s) + (1 - weight) ·
       clip(max_legal Q(s, ·) / win_reward, -1, 1)`` (the DQN's return is about
       ``±win_reward`` for a won or lost game, so the scaled maximum reads as a value in
       [-1, 1]);
@@ -91,53 +68,16 @@ def dqn_prior_evaluation(
     ``q_network(params, obs[B, obs]) -> float32[B, A]`` and ``observe(state) ->
     float32[obs]`` are the checkpoint's network and observation
     (:func:`jungle_train.dqn.make_network`, :func:`jungle_train.dqn.observe`).
-    ``hunting=False`` (static) leaves :func:`~jungle_train.azero._hand_value.hunt` out of the
-    trace altogether, the hunt weight unread: the search evaluates at every chance
-    expansion, and a traced weight of 0 would still compute it. ``covering`` (static):
-    :func:`heuristic_value`'s ``cover``; ``capture`` (static): its ``capture`` share.
-    ``greedy`` (static): while some piece is face down, that weight times ``tanh(B /
-    GREEDY_SCALE)`` joins the hand-made value, ``B`` the Greedy agent's heuristic H of the
-    mover less the other side's, halved
-    (:meth:`jungle_train.jitted._greedy.JaxGreedy.balance`: material with the face-down
-    sets, position, mobility, and the safety of adjacent pairs, face-down neighbours
-    included), so the chance phase's leaves see which pieces stand exposed.
-    ``potential_weight`` (static): the weight of the shaping potentials' difference in
-    the hand-made value (:func:`heuristic_value`'s); ``piece_values`` (static): its
-    material's piece values (:data:`PIECE_VALUES`); ``material`` (static): its material
-    balance's form (:data:`jungle_train.azero._hand_value.MATERIAL_FORMS`). ``exact``
-    (static): a position the tables hold (every piece face up, at most three) takes
-    their exact result as its value and afterstate values, whatever the mix
-    (:func:`jungle_train.azero.search._table_leaves.exact_value`).
     """
-    q_params, inverse_temperature, weight, traced_hunt = params[:4]
-    hunt_weight: jax.Array | float = traced_hunt if hunting else 0.0
+    q_params, inverse_temperature, weight = params[:3]
     q = q_network(q_params, jax.vmap(observe)(states))
     legal = states.legal_action_mask
-    hand = functools.partial(
-        heuristic_value,
-        env.rules,
-        hunt_weight=hunt_weight,
-        cover=covering,
-        capture=capture,
-        potential_weight=potential_weight,
-        piece_values=piece_values,
-        material=material,
-    )
+    hand = functools.partial(heuristic_value, env.rules)
     balance = jax.vmap(hand)(states, states.current_player)
-    if greedy:
-        scored = jax.vmap(JaxGreedy(env).balance)(states)
-        balance = balance + jnp.where(
-            states.face_down_mask != 0, greedy * jnp.tanh(scored / GREEDY_SCALE), 0.0
-        )
     best = jnp.max(jnp.where(legal, q, -jnp.inf), axis=-1)
     best = jnp.where(jnp.any(legal, axis=-1), best, 0.0)
     value = weight * balance + (1.0 - weight) * jnp.clip(best / win_reward, -1.0, 1.0)
     afterstate = weight * balance[:, None] + (1.0 - weight) * jnp.clip(q / win_reward, -1.0, 1.0)
-    if exact:
-        known = functools.partial(exact_value, env.rules, params[4])
-        covered, solved = jax.vmap(known)(states, states.current_player)
-        value = jnp.where(covered, solved, value)
-        afterstate = jnp.where(covered[:, None], solved[:, None], afterstate)
     return Evaluation(q * inverse_temperature, value, afterstate)
 
 

@@ -63,12 +63,6 @@ than that on a CPU, for one game at a time, and are kept small here:
   plays and self-play searches) a node's action axis holds only its legal actions, at most
   :data:`DARK_SLOTS` or :data:`CLASSIC_SLOTS` of them, 2.5–2.8 times faster.
 
-Every search also paid for mctx's root Dirichlet noise, whose ``B × A`` Gamma variates
-JAX draws one after another with an ``rbg`` key, even at a share of 0:
-:func:`~jungle_train.azero.search._mctx_fast.dirichlet_noise` draws them at once
-(:attr:`SearchConfig.noise`; on a GPU, where that loop was the search's time, ×47.7 for
-1,024 games on one H200; experiments/readme-azero.md).
-
 ``benchmarks/azero_speed.py`` measures the three against the plain search
 (experiments/readme-azero.md: ×4.9 at 1,024 simulations, ×5.6 at 2,048, one DARK game;
 the first two ×1.66 and ×1.81).
@@ -77,7 +71,7 @@ Where the parts live: the search's nodes and model (the recurrent functions) and
 :func:`make_search` here; its settings (:class:`SearchConfig`) in
 :mod:`jungle_train.azero.search._config`; the slots and packed states in
 :mod:`jungle_train.azero.search._slots`; what makes mctx itself cheaper (the compiler options,
-the ``rbg`` key, the batched noise and backward pass, the game-by-game batching) in
+the ``rbg`` key, the game-by-game batching) in
 :mod:`jungle_train.azero.search._mctx_fast`; the evaluators it calls in
 :mod:`jungle_train.azero.search._evaluations`.
 """
@@ -98,12 +92,7 @@ from jungle_core.jax_env import JaxEnv, JaxState
 from jungle_train.azero._hand_value import expected_gain, winning_material
 from jungle_train.azero._net import Evaluation
 from jungle_train.azero.search._config import CHANCE_JITTER, SearchConfig, stratified_order
-from jungle_train.azero.search._mctx_fast import (
-    mctx_patches,
-    one_game_at_a_time,
-    qtransform_minimax_mix,
-    search_key,
-)
+from jungle_train.azero.search._mctx_fast import one_game_at_a_time, search_key
 from jungle_train.azero.search._slots import (
     CLASSIC_SLOTS,
     DARK_SLOTS,
@@ -114,7 +103,6 @@ from jungle_train.azero.search._slots import (
     slot_actions,
     unpack_state,
 )
-from jungle_train.jitted import present
 
 __all__ = [
     "Afterstate",
@@ -253,92 +241,50 @@ class _Model:
         self.slots = (DARK_SLOTS if dark else CLASSIC_SLOTS) if config.slots else 0
         # the width of a decision node's action axis in the tree
         self.width = self.slots or self.num_actions
-        # with contempt, dead_draw, draw_bounds, press or risk the search's params are (evaluator
-        # params, root mover int32[B])
-        self.contempt = config.contempt
+        # with dead_draw or draw_bounds the search's params are (evaluator params, root
+        # mover int32[B])
         self.dead_draw = config.dead_draw
         self.draw_bounds = config.draw_bounds
-        self.count_trades = config.count_trades
-        self.risk = config.risk
-        self.rooted = bool(
-            config.contempt or config.dead_draw or config.draw_bounds or config.press or config.risk
-        )
-        # contempt's clock, or press' (the same charge, only where the root's mover can win)
-        self.pressed = bool(config.press)
-        self.spare_behind = config.spare_behind
-        self.clock_cost = (
-            (config.contempt or config.press) / env.rules.no_removal_limit
-            if env.rules.no_removal_limit
-            else 0.0
-        )
+        self.rooted = bool(config.dead_draw or config.draw_bounds)
 
     def with_root(self, params: Any, states: JaxState) -> Any:
-        """What the search hands mctx as ``params``: the evaluator's, and with contempt,
-        dead_draw, draw_bounds, press or risk the root's mover (``int32[B]``), which the
-        recurrent functions read back."""
+        """What the search hands mctx as ``params``: the evaluator's, and with dead_draw
+        or draw_bounds the root's mover (``int32[B]``), which the recurrent functions
+        read back."""
         return (params, states.current_player) if self.rooted else params
 
     def _evaluate(self, params: Any, states: JaxState) -> Evaluation:
-        """The evaluator's view of ``states``, with contempt's clock cost (each value
-        less ``clock_cost * plies_since_removal`` for the root's mover, more for the
-        other; press': the same, only where the root's mover's material can win, and
-        with spare_behind holds at least as many pieces as the opponent),
-        dead_draw's value of a dead draw (``-dead_draw`` for the root's mover, where
-        neither side's material can win), draw_bounds' bounds (at most that draw's
-        value for a mover whose material cannot win, at least it where the opponent's
-        cannot) and then risk's shrink (each value that favours the root's mover times
-        ``1 - risk``)."""
+        """The evaluator's view of ``states``, with dead_draw's value of a dead draw
+        (``-dead_draw`` for the root's mover, where neither side's material can win) or
+        draw_bounds' bounds (at most that draw's value for a mover whose material cannot
+        win, at least it where the opponent's cannot)."""
         if not self.rooted:
             return self.evaluate(params, states)
         inner, root = params
         ev = self.evaluate(inner, states)
         sign = jnp.where(states.current_player == root, 1.0, -1.0)
-        value, afterstate = ev.value, ev.afterstate
-        bounded = self.dead_draw or self.draw_bounds
-        if bounded or self.pressed:
-            can_win = jax.vmap(
-                functools.partial(winning_material, self.env.rules, trades=self.count_trades)
-            )
-        if bounded:  # both sides' tests
-            mover = states.current_player
-            mine, theirs = can_win(states, mover), can_win(states, 1 - mover)
-        if self.clock_cost:
-            cost = sign * self.clock_cost * states.plies_since_removal.astype(jnp.float32)
-            if self.pressed:  # only while the root's mover can still win
-                pressing = (
-                    jnp.where(mover == root, mine, theirs) if bounded else can_win(states, root)
-                )
-                if self.spare_behind:  # and is not behind in pieces
-                    bits = jax.vmap(present)(states)
-                    own = jax.lax.population_count((bits >> (8 * root)) & 0xFF)
-                    other = jax.lax.population_count((bits >> (8 - 8 * root)) & 0xFF)
-                    pressing &= own >= other
-                cost = jnp.where(pressing, cost, 0.0)
-            value, afterstate = value - cost, afterstate - cost[:, None]
-        if bounded:
-            drawn = -self.dead_draw * sign  # a draw's value for the player to move
-            # a draw's value bounds the value from above where the mover cannot win, from
-            # below where the opponent cannot (draw_bounds; pieces only leave, so the
-            # bounds hold for every afterstate too); dead_draw alone: only where neither can
-            live = mine | theirs
-            capped, floored = (~mine, ~theirs) if self.draw_bounds else (~live, ~live)
-            most = jnp.where(capped, drawn, jnp.inf)
-            least = jnp.where(floored, drawn, -jnp.inf)
-            value = jnp.clip(value, least, most)
-            afterstate = jnp.clip(afterstate, least[:, None], most[:, None])
-        if self.risk:
-            keep = 1.0 - self.risk
-            value = jnp.where(sign * value > 0, keep * value, value)
-            afterstate = jnp.where(sign[:, None] * afterstate > 0, keep * afterstate, afterstate)
+        can_win = jax.vmap(functools.partial(winning_material, self.env.rules))
+        mover = states.current_player
+        mine, theirs = can_win(states, mover), can_win(states, 1 - mover)
+        drawn = -self.dead_draw * sign  # a draw's value for the player to move
+        # a draw's value bounds the value from above where the mover cannot win, from
+        # below where the opponent cannot (draw_bounds; pieces only leave, so the bounds
+        # hold for every afterstate too); dead_draw alone: only where neither can
+        live = mine | theirs
+        capped, floored = (~mine, ~theirs) if self.draw_bounds else (~live, ~live)
+        most = jnp.where(capped, drawn, jnp.inf)
+        least = jnp.where(floored, drawn, -jnp.inf)
+        value = jnp.clip(ev.value, least, most)
+        afterstate = jnp.clip(ev.afterstate, least[:, None], most[:, None])
         return Evaluation(ev.logits, value, afterstate)
 
     def _result(
         self, params: Any, before: JaxState, after: JaxState
     ) -> tuple[jax.Array, jax.Array]:
-        """:func:`step_result`, with contempt (or dead_draw) a draw's reward ``-contempt``
-        (``-dead_draw``) for the root's mover (``+`` for the other)."""
+        """:func:`step_result`, with dead_draw a draw's reward ``-dead_draw`` for the
+        root's mover (``+`` for the other)."""
         reward, discount = step_result(before, after)
-        draw_cost = self.contempt or self.dead_draw
+        draw_cost = self.dead_draw
         if not draw_cost:
             return reward, discount
         sign = jnp.where(before.current_player == params[1], 1.0, -1.0)
@@ -499,14 +445,9 @@ def make_search(
     """
     model = _Model(env, evaluate, config)
     depth = config.max_depth or None
-    qtransform: Callable[..., jax.Array] = (
-        functools.partial(mctx.qtransform_by_min_max, min_value=-1.0, max_value=1.0)
-        if config.qtransform == "minmax"
-        else functools.partial(qtransform_minimax_mix, mix=config.minimax_backup)
-        if config.minimax_backup
-        else mctx.qtransform_by_parent_and_siblings
-    )
-    keyed = search_key if config.rng == "rbg" else (lambda key: key)
+    noisy_off_cpu = bool(config.dirichlet_fraction) and jax.default_backend() != "cpu"
+    rbg = config.rng == "rbg" or (config.rng == "auto" and not noisy_off_cpu)
+    keyed = search_key if rbg else (lambda key: key)
 
     def search_dark(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
         params = model.with_root(params, states)
@@ -525,7 +466,6 @@ def make_search(
             dirichlet_alpha=config.dirichlet_alpha,
             pb_c_init=config.pb_c_init,
             temperature=config.temperature,
-            qtransform=qtransform,
         )
         return in_actions(out, slots, env.num_actions) if model.slots else out
 
@@ -550,12 +490,7 @@ def make_search(
     config.check_rules(env.rules)
     policy = search_dark if env.rules.variant == "dark" else search_classic
 
-    def search(params: Any, key: jax.Array, states: JaxState) -> mctx.PolicyOutput[Any]:
-        # the mctx policy is traced in here
-        with mctx_patches(config.backward, config.noise, minimax=bool(config.minimax_backup)):
-            return policy(params, key, states)
-
     sequential = config.batching == "sequential" or (
         config.batching == "auto" and jax.default_backend() == "cpu"
     )
-    return one_game_at_a_time(search) if sequential else search
+    return one_game_at_a_time(policy) if sequential else policy
