@@ -14,11 +14,12 @@ import importlib.metadata
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import attrs
 import numpy as np
 
+from jungle_agents._fields import build_config, canonical_name, config_fields, spec_text
 from jungle_core import JungleError, Rules, State
 
 __all__ = [
@@ -26,8 +27,11 @@ __all__ = [
     "AgentFactory",
     "AgentFailure",
     "AgentSpecError",
+    "Measured",
     "Param",
+    "Preset",
     "agent_kinds",
+    "canonical_name",
     "describe_agents",
     "kind_help",
     "kind_params",
@@ -35,7 +39,10 @@ __all__ = [
     "make_agent",
     "params_of",
     "parse_spec",
+    "presets",
     "register_agent",
+    "register_configured",
+    "register_preset",
 ]
 
 ParamValue = int | float | bool | str
@@ -132,17 +139,16 @@ class Param:
         return value
 
 
-_KINDS: dict[str, type] = {"int": int, "float": float, "bool": bool, "str": str}
-
-
 def params_of(
-    cls: type[attrs.AttrsInstance], names: Sequence[str] | None = None, *, help_prefix: str = ""
+    cls: type, names: Sequence[str] | None = None, *, help_prefix: str = ""
 ) -> dict[str, Param]:
     """Spec parameters declared by the fields of an attrs class: a field with a ``help``
     in its ``metadata`` (and ``choices``, if only some values are allowed) is a parameter
-    of its own type (``int``, ``float``, ``bool`` or ``str``) and default, so that each is
-    written once, on the field. ``names`` picks fields and their order (by default every
-    field with a ``help``, in order); ``help_prefix`` starts each help text.
+    of its own type (``int``, ``float``, ``bool`` or ``str``, read from the annotation)
+    and default, so that each is written once, on the field; a field with a ``section``
+    in its metadata brings in its own class's parameters (see
+    :mod:`jungle_agents._fields`). ``names`` picks parameters and their order (by
+    default all, in declaration order); ``help_prefix`` starts each help text.
 
     >>> @attrs.frozen
     ... class Knobs:
@@ -151,23 +157,14 @@ def params_of(
     >>> params_of(Knobs)
     {'depth': Param(kind=<class 'int'>, default=2, help='how deep', choices=())}
     """
-    fields = {f.name: f for f in attrs.fields(cls)}
-    chosen = [n for n, f in fields.items() if "help" in f.metadata] if names is None else names
+    fields = {f.name: f for f in config_fields(cls, help_prefix)}
+    chosen = list(fields) if names is None else names
     out: dict[str, Param] = {}
     for name in chosen:
-        field = fields[name]
-        kind = _KINDS.get(field.type if isinstance(field.type, str) else field.type.__name__)
-        if kind is None or "help" not in field.metadata or field.default is attrs.NOTHING:
-            raise TypeError(
-                f"{cls.__name__}.{name} is not a parameter: it needs an int, float, bool or "
-                "str type, a plain default and a help text in its metadata"
-            )
-        out[name] = Param(
-            kind,
-            field.default,
-            help_prefix + field.metadata["help"],
-            tuple(field.metadata.get("choices", ())),
-        )
+        field = fields.get(name)
+        if field is None:
+            raise TypeError(f"{cls.__name__} declares no parameter {name!r}")
+        out[name] = Param(field.kind, field.default, field.help, field.choices)
     return out
 
 
@@ -177,14 +174,117 @@ AgentFactory = Callable[..., Agent]
 
 @attrs.frozen
 class _Kind:
-    factory: AgentFactory
+    factory: Callable[..., Agent]
     params: Mapping[str, Param]
     help: str
+    config: type | None = None
+    """The settings class of a kind registered by :func:`register_configured`: the
+    factory then takes ``(rules, settings)``."""
+
+    def settings(self, values: Mapping[str, ParamValue], spec: str) -> object | None:
+        """The kind's settings built from ``values`` (None for a kind without a class);
+        the class's ``ValueError`` as an :class:`AgentSpecError` naming ``spec``."""
+        if self.config is None:
+            return None
+        try:
+            settings: object = build_config(self.config, values)
+        except (ValueError, TypeError) as error:
+            raise AgentSpecError(f"agent spec {spec!r}: {error}") from error
+        return settings
+
+    def build(self, rules: Rules, values: Mapping[str, ParamValue], spec: str) -> Agent:
+        """The agent ``values`` describe (the factory's ``ValueError`` or ``TypeError``
+        as an :class:`AgentSpecError` naming ``spec``)."""
+        settings = self.settings(values, spec)
+        try:
+            if self.config is not None:
+                return self.factory(rules, settings)
+            return self.factory(rules, **values)
+        except (ValueError, TypeError) as error:
+            if isinstance(error, AgentSpecError):
+                raise
+            raise AgentSpecError(f"agent spec {spec!r}: {error}") from error
 
 
 _REGISTRY: dict[str, _Kind] = {}
 ENTRY_POINT_GROUP = "jungle.agents"
 _plugins_loaded = False
+
+
+@attrs.frozen
+class Measured:
+    """How strong a preset was measured: its ``score`` (wins plus half the draws, per
+    game) against ``opponent`` (a spec) over ``games`` games, ``ms`` milliseconds a
+    decision on average, and ``source``, where the figures and their commands are."""
+
+    score: float
+    opponent: str
+    games: int
+    ms: float
+    source: str = "docs/results.md"
+
+
+@attrs.frozen
+class Preset:
+    """A plain name for a full agent spec, with the rule set it was measured on
+    (``rules``, a rule set's name) and its :class:`Measured` figures."""
+
+    name: str
+    spec: str
+    rules: str
+    measured: Measured
+    help: str = ""
+
+    def describe(self) -> str:
+        """One line: the spec and its measured figures.
+
+        >>> Preset("p", "minimax:depth=3", "DARK", Measured(0.88, "greedy", 200, 84.0)).describe()
+        'minimax:depth=3 (DARK: 0.880 against greedy over 200 games, 84 ms a decision)'
+        """
+        m = self.measured
+        return (
+            f"{self.spec} ({self.rules}: {m.score:.3f} against {m.opponent} over {m.games} "
+            f"games, {m.ms:g} ms a decision)" + (f"; {self.help}" if self.help else "")
+        )
+
+
+_PRESETS: dict[str, Preset] = {}
+
+
+def register_preset(name: str, spec: str, rules: Rules, measured: Measured, help: str = "") -> None:
+    """Make ``name`` stand for the agent ``spec``, measured on ``rules`` as ``measured``
+    says: ``make_agent(name, rules)`` builds ``spec``'s agent (named by its own
+    canonical spec, so records stay readable without the preset), and parameters after
+    the name override the spec's (``name:simulations=512``). Registering the same
+    name again replaces it; a kind's name cannot be a preset's.
+
+    >>> from jungle_core import DARK
+    >>> register_preset("deep", "minimax:depth=4", DARK, Measured(0.9, "greedy", 10, 300.0))
+    >>> make_agent("deep", DARK).name, make_agent("deep:depth=2", DARK).name
+    ('minimax:depth=4', 'minimax:depth=2')
+    >>> forget = _PRESETS.pop("deep")
+    """
+    key = name.strip().lower()
+    if not key or any(ch in key for ch in ":,= "):
+        raise AgentSpecError(
+            f"preset name {name!r} must be non-empty without ':', ',', '=' or spaces"
+        )
+    if key in _REGISTRY:
+        raise AgentSpecError(f"preset name {key!r} is already an agent kind")
+    kind, _ = parse_spec(spec)
+    if kind in _PRESETS:
+        raise AgentSpecError(f"preset {key!r} names another preset ({spec!r}), not a kind")
+    _PRESETS[key] = Preset(key, spec.strip(), rules.name, measured, help)
+
+
+def presets() -> dict[str, Preset]:
+    """The registered presets by name, sorted (plugins loaded; a copy).
+
+    >>> presets()["minimax-strong"].rules
+    'CLASSIC'
+    """
+    load_plugins()
+    return dict(sorted(_PRESETS.items()))
 
 
 def load_plugins() -> None:
@@ -236,7 +336,54 @@ def register_agent(
         )
     if key in _REGISTRY and not replace:
         raise AgentSpecError(f"agent kind {key!r} is already registered")
+    if key in _PRESETS:
+        raise AgentSpecError(f"agent kind {key!r} is already a preset's name")
     _REGISTRY[key] = _Kind(factory, dict(params or {}), help)
+
+
+def register_configured(
+    name: str,
+    config: type,
+    factory: Callable[[Rules, Any], Agent],
+    help: str = "",
+    *,
+    params: Mapping[str, Param] | None = None,
+    replace: bool = False,
+) -> None:
+    """Make ``name`` buildable by :func:`make_agent`, its parameters the fields of the
+    attrs class ``config`` (:func:`params_of`): a spec's values build a ``config``
+    (whose own checks run, also in :func:`check_spec`; a ``ValueError`` becomes an
+    :class:`AgentSpecError` naming the spec) and ``factory(rules, settings)`` builds the
+    agent, which names itself with :func:`canonical_name`. ``params`` replaces
+    ``params_of(config)`` where the help texts are adapted to the kind (the same names).
+
+    >>> from jungle_core import DARK
+    >>> @attrs.frozen
+    ... class Fixed:
+    ...     action: int = attrs.field(default=0, metadata={"help": "the action"})
+    ...     def __attrs_post_init__(self):
+    ...         if self.action < 0:
+    ...             raise ValueError("action must be >= 0")
+    >>> class Always:
+    ...     def __init__(self, rules, settings):
+    ...         self.name, self.action = canonical_name("always", settings), settings.action
+    ...     def act(self, state, rng):
+    ...         return self.action
+    >>> register_configured("always", Fixed, Always, "plays one action")
+    >>> make_agent("always:action=3", DARK).name
+    'always:action=3'
+    >>> check_spec("always:action=-1")
+    Traceback (most recent call last):
+    ...
+    jungle_agents._base.AgentSpecError: agent spec 'always:action=-1': action must be >= 0
+    >>> unregister = _REGISTRY.pop("always")
+    """
+    declared = params_of(config)
+    if params is not None and list(params) != list(declared):
+        raise TypeError(f"params of {name!r} must be {list(declared)}, not {list(params)}")
+    register_agent(name, factory, declared if params is None else params, help, replace=replace)
+    key = name.strip().lower()
+    _REGISTRY[key] = attrs.evolve(_REGISTRY[key], config=config)
 
 
 def agent_kinds() -> tuple[str, ...]:
@@ -290,6 +437,10 @@ def describe_agents() -> str:
         for pname, p in kind.params.items():
             choices = f" (one of {list(p.choices)})" if p.choices else ""
             lines.append(f"    {pname}={p.default!r}: {p.help}{choices}")
+    found = presets()
+    if found:
+        lines.append("presets (a plain name for a measured spec; name:key=value overrides):")
+        lines += [f"    {name} = {preset.describe()}" for name, preset in found.items()]
     return "\n".join(lines)
 
 
@@ -328,10 +479,15 @@ def _resolve(spec: str) -> tuple[_Kind, dict[str, ParamValue]]:
     """The kind a spec names and every parameter's value (given or default)."""
     name, raw = parse_spec(spec)
     load_plugins()
+    preset = _PRESETS.get(name)
+    if preset is not None:  # the preset's spec, its parameters overridden by the spec's
+        name, base = parse_spec(preset.spec)
+        raw = {**base, **raw}
     kind = _REGISTRY.get(name)
     if kind is None:
         raise AgentSpecError(
             f"unknown agent {name!r} in spec {spec!r}; valid agents: {', '.join(agent_kinds())}"
+            + (f"; presets: {', '.join(sorted(_PRESETS))}" if _PRESETS else "")
         )
     values: dict[str, ParamValue] = {}
     for key, text in raw.items():
@@ -351,7 +507,9 @@ def _resolve(spec: str) -> tuple[_Kind, dict[str, ParamValue]]:
 def check_spec(spec: str) -> None:
     """Refuse a spec whose agent or parameters are unknown or malformed, as
     :func:`make_agent` would, without building the agent (which may load a checkpoint
-    or compile a search); the agent's own checks of its values run when it is built.
+    or compile a search). A kind registered with a settings class
+    (:func:`register_configured`) has its values checked by that class here; other
+    kinds' checks of their values run when the agent is built.
 
     >>> check_spec("minimax:depth=3")
     >>> check_spec("minimax:dept=3")
@@ -359,7 +517,8 @@ def check_spec(spec: str) -> None:
     ...
     jungle_agents._base.AgentSpecError: minimax takes no parameter 'dept' ...
     """
-    _resolve(spec)
+    kind, values = _resolve(spec)
+    kind.settings(values, spec)
 
 
 def make_agent(spec: str, rules: Rules) -> Agent:
@@ -381,12 +540,7 @@ def make_agent(spec: str, rules: Rules) -> Agent:
     jungle_agents._base.AgentSpecError: greedy takes no parameter 'depth' ...
     """
     kind, values = _resolve(spec)
-    try:
-        return kind.factory(rules, **values)
-    except (ValueError, TypeError) as error:
-        if isinstance(error, AgentSpecError):
-            raise
-        raise AgentSpecError(f"agent spec {spec!r}: {error}") from error
+    return kind.build(rules, values, spec)
 
 
 def canonical_spec(name: str, values: Mapping[str, ParamValue], params: Mapping[str, Param]) -> str:
@@ -396,12 +550,5 @@ def canonical_spec(name: str, values: Mapping[str, ParamValue], params: Mapping[
         param = params.get(key)
         if param is not None and value == param.default:
             continue
-        text = (
-            str(int(value))
-            if isinstance(value, bool)
-            else f"{value:g}"
-            if isinstance(value, float)
-            else str(value)
-        )
-        parts.append(f"{key}={text}")
+        parts.append(f"{key}={spec_text(value)}")
     return f"{name}:{','.join(parts)}" if parts else name

@@ -37,7 +37,8 @@ _GREEDY_PIECE_VALUES = {8: 80.0, 7: 70.0, 6: 60.0, 5: 50.0, 4: 40.0, 3: 30.0, 2:
 
 @attrs.frozen
 class GreedyWeights:
-    """The weights of the Greedy heuristic H (defaults as in docs/agents.md).
+    """The weights of the Greedy heuristic H (defaults as in docs/agents.md); the fields
+    with a ``help`` are the ``greedy`` agent's spec parameters, in this order.
 
     >>> GreedyWeights().values[8], GreedyWeights().opp_material
     (80.0, 0.8)
@@ -45,10 +46,6 @@ class GreedyWeights:
 
     values: dict[int, float] = attrs.field(factory=lambda: dict(_GREEDY_PIECE_VALUES), hash=False)
     """V of a revealed piece by rank."""
-    face_down: float = attrs.field(
-        default=30.0, metadata={"help": "value of a face-down piece in H"}
-    )
-    """V of each face-down piece a player still has."""
     opp_material: float = attrs.field(
         default=0.8, metadata={"help": "factor of the opponent's material in H"}
     )
@@ -67,6 +64,10 @@ class GreedyWeights:
     """Per legal action self would have in the state."""
     safety: float = attrs.field(default=10.0, metadata={"help": "factor of H's safety sum"})
     """Factor of the safety sum over adjacent (self p, opp q) pairs."""
+    face_down: float = attrs.field(
+        default=30.0, metadata={"help": "value of a face-down piece in H"}
+    )
+    """V of each face-down piece a player still has."""
     take: float = 15.0
     """Added to the safety sum when p can take q."""
     taken: float = 10.0

@@ -51,9 +51,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("azero", "simulations"): (1, 8192),
     ("azero", "face_down_simulations"): (0, 8192),
     ("azero", "time"): (0, 60),
-    ("azero", "face_down_minimax"): (0, 60),
     ("azero", "endgame"): (0, 3),  # 4 pieces: 1.7 GB of tables per material
-    ("azero", "tau"): (1e-3, 1e3),
     **{(kind, "epsilon"): (0, 1) for kind in ("approxq", "dqn", "qlearn", "value")},
 }
 """The bounds ``(low, high)`` of the built-in agents' numeric parameters on the server."""

@@ -16,7 +16,7 @@ from typing import Any
 import attrs
 
 import jungle_core as jc
-from jungle_agents import agent_kinds, describe_agents
+from jungle_agents import agent_kinds, kind_help, kind_params
 from jungle_agents.arena import GameRecord, replay
 from jungle_core.lowlevel import tables
 
@@ -158,20 +158,22 @@ def board_view(rules: jc.Rules) -> dict[str, Any]:
 
 
 def agents_view() -> list[dict[str, Any]]:
-    """Every registered agent kind with its help and parameter lines (``jungle agents``).
+    """Every registered agent kind with its help and parameter lines, read from the
+    registry (the server's agent list). Presets are not listed: the server checks a
+    spec's parameters against its kind (:mod:`jungle_cli._serve_specs`), and refuses a
+    preset's name.
 
     >>> {"greedy", "minimax", "random"} <= {kind["name"] for kind in agents_view()}
     True
     """
-    blocks: dict[str, dict[str, Any]] = {}
-    current: dict[str, Any] | None = None
-    for line in describe_agents().splitlines():
-        if line.startswith(" ") and current is not None:
-            current["params"].append(line.strip())
-        else:
-            name, _, help_text = line.partition(": ")
-            current = blocks[name] = {"name": name, "help": help_text, "params": []}
-    return [blocks.get(k, {"name": k, "help": "", "params": []}) for k in agent_kinds()]
+    out: list[dict[str, Any]] = []
+    for name in agent_kinds():
+        lines = []
+        for pname, p in kind_params(name).items():
+            choices = f" (one of {list(p.choices)})" if p.choices else ""
+            lines.append(f"{pname}={p.default!r}: {p.help}{choices}")
+        out.append({"name": name, "help": kind_help(name), "params": lines})
+    return out
 
 
 def parse_record_text(text: str, index: int = 0) -> tuple[GameRecord, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import numpy as np
 
 from jungle_agents.minimax._config import SearchConfig, SearchInfo
@@ -10,7 +11,33 @@ from jungle_agents.minimax._evaluations import HAND, make_evaluation
 from jungle_agents.minimax._search import Searcher
 from jungle_core import Rules, State
 
-__all__ = ["MinimaxAgent"]
+__all__ = ["MinimaxAgent", "MinimaxConfig"]
+
+
+@attrs.frozen
+class MinimaxConfig:
+    """Every setting of the ``minimax`` agent kind, each declared once: the search's
+    (:class:`SearchConfig`), DARK's evaluation weights (:class:`DarkWeights`) and the leaf
+    evaluation. The registry reads its spec parameters, their checks and the agent's
+    canonical name from these fields (:func:`jungle_agents.params_of`).
+
+    >>> MinimaxConfig().search.depth, MinimaxConfig().eval
+    (3, 'hand')
+    """
+
+    search: SearchConfig = attrs.field(factory=SearchConfig, metadata={"section": ""})
+    """How the agent searches."""
+    weights: DarkWeights = attrs.field(factory=DarkWeights, metadata={"section": "DARK weight: "})
+    """The DARK evaluation's weights (unused on CLASSIC and by another ``eval``)."""
+    eval: str = attrs.field(
+        default=HAND,
+        metadata={"help": "leaf evaluation: hand (built in) or a registered network (value)"},
+    )
+    """The leaf evaluation's name (:mod:`jungle_agents.minimax._evaluations`)."""
+    value_path: str = attrs.field(
+        default="", metadata={"help": "the network evaluation's checkpoint (default: shipped)"}
+    )
+    """The network evaluation's checkpoint (empty: the shipped one)."""
 
 
 class MinimaxAgent:

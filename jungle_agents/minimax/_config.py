@@ -28,7 +28,8 @@ class SearchConfig:
     """How the Minimax agent searches (each enhancement switchable for ablations).
 
     Each field's ``metadata`` holds its one-line ``help`` (and ``choices``), from which the
-    agent registry builds the ``minimax`` spec parameters (:mod:`jungle_agents._builtin`).
+    agent registry builds the ``minimax`` spec parameters (a section of
+    :class:`~jungle_agents.minimax.MinimaxConfig`, with the DARK weights and the evaluation).
 
     >>> SearchConfig().depth, SearchConfig(depth=6, quiescence=True).quiescence
     (3, True)
