@@ -44,13 +44,13 @@ lint: $(STAMP)
 
 # The packages, and the tests, property tests and benchmarks that use them.
 typecheck: $(STAMP)
-	$(VENV)/bin/mypy --strict $(PACKAGES) tests property_tests benchmarks
+	$(VENV)/bin/mypy --strict $(PACKAGES) tests property_tests benchmarks experiments
 
 # One pytest worker a core (pytest-xdist); `worksteal` hands the last slow tests to idle workers.
 # README.md and docs/*.md: their examples are doctests (docs/'s Python files, the site's hooks
 # and helper scripts, are not collected: conftest.py).
 test: lint typecheck
-	$(VENV)/bin/pytest -q -n auto --dist worksteal README.md docs $(PACKAGES) tests property_tests benchmarks
+	$(VENV)/bin/pytest -q -n auto --dist worksteal README.md docs $(PACKAGES) tests property_tests benchmarks experiments
 
 # The documentation site (mkdocs.yml) into site/; --strict: a broken link or reference fails it.
 docs: $(STAMP)

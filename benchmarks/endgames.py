@@ -26,26 +26,14 @@ import attrs
 import numpy as np
 
 from jungle_agents import make_agent
-from jungle_agents.arena import load_games, replay
-from jungle_core import DARK, State, from_fen, outcome, step, to_fen
-
-
-def piece_counts(state: State) -> tuple[int, int]:
-    """The pieces each player has, face up or down.
-
-    >>> piece_counts(from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -"))
-    (1, 1)
-    """
-    counts = [(state.face_down_mask & 0xFF).bit_count(), (state.face_down_mask >> 8).bit_count()]
-    for code in state.board:
-        if 0 < code < 17:
-            counts[(code - 1) >> 3] += 1
-    return counts[0], counts[1]
+from jungle_agents.arena import load_games, piece_counts, replay
+from jungle_core import DARK, from_fen, outcome, step, to_fen
 
 
 def drawn_endgames(paths: Iterable[str]) -> list[tuple[str, int]]:
     """``(position string, side ahead)`` of each drawn game's final position with every
-    piece face up and unequal piece counts, sorted and without repeats."""
+    piece face up and unequal piece counts (:func:`jungle_agents.arena.piece_counts`),
+    sorted and without repeats."""
     found: set[tuple[str, int]] = set()
     for path in paths:
         _, games = load_games(path)

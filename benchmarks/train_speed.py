@@ -14,8 +14,11 @@ Side by side in one run, with the same network (the config's MLP) and the same o
 - **samplers**: random play's steps/s when the uniform legal action is drawn with the
   trainer's integer hash against ``jax.random.categorical`` over ``[B, 280]``.
 
-    python benchmarks/train_speed.py [--config cpu|spec] [--envs 256] [--seconds 20]
+    python benchmarks/train_speed.py [--config cpu|spec|FILE] [--envs 256] [--seconds 20]
         [--opponents random,greedy] [--quick]
+
+``--config``: a named DQN config or a ``.toml`` / ``.json`` file of its fields
+(``jungle train dqn --config`` reads the same), e.g. ``experiments/configs/dqn-gpu.toml``.
 
 Prints one table; ratios are jitted / Python loop, measured in the same run.
 """
@@ -35,9 +38,9 @@ import numpy as np
 
 from jungle_core import DARK
 from jungle_core.jax_env import make
-from jungle_train import dqn
-from jungle_train.jitted._sampling import uniform_legal
-from jungle_train.players._numpy import extra_inputs
+from jungle_train import dqn, resolve_config
+from jungle_train.jitted import uniform_legal
+from jungle_train.players import extra_inputs
 
 
 def _wait(tree: Any) -> Any:
@@ -177,7 +180,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--config", default="cpu", choices=sorted(dqn.CONFIGS))
+    parser.add_argument(
+        "--config", default="cpu", help=f"{'|'.join(sorted(dqn.CONFIGS))} or a config file"
+    )
     parser.add_argument(
         "--envs", type=int, default=None, help="games at once (default: the config's)"
     )
@@ -185,7 +190,7 @@ def main() -> None:
     parser.add_argument("--opponents", default="random,greedy")
     parser.add_argument("--quick", action="store_true", help="2 s per measurement, tiny sizes")
     args = parser.parse_args()
-    config = dqn.CONFIGS[args.config]
+    config: dqn.Config = resolve_config("dqn", args.config, None)
     seconds = 2.0 if args.quick else args.seconds
     if args.envs:
         config = dataclasses.replace(

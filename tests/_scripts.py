@@ -1,4 +1,5 @@
-"""Loading the scripts of ``benchmarks/`` (not a package) as modules, for their tests."""
+"""Loading the scripts of ``benchmarks/`` and ``experiments/`` (not packages) as modules,
+for their tests."""
 
 from __future__ import annotations
 
@@ -11,14 +12,16 @@ import pytest
 
 from tests._requires import JAX_LIBRARIES, jax_installed
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = ROOT / "benchmarks"
+EXPERIMENTS = ROOT / "experiments"
 
 
-def load_benchmark(name: str) -> ModuleType:
-    """The module of ``benchmarks/<name>.py``, registered in ``sys.modules`` as
-    ``<name>`` (so that its worker processes can import what it defines). Where JAX is
-    not installed (PyPy), a benchmark that imports it skips the test that loads it."""
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+def _load(folder: Path, name: str) -> ModuleType:
+    """The module of ``<folder>/<name>.py``, registered in ``sys.modules`` as ``<name>``
+    (so that its worker processes can import what it defines). Where JAX is not
+    installed (PyPy), a script that imports it skips the test that loads it."""
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
@@ -28,5 +31,15 @@ def load_benchmark(name: str) -> ModuleType:
         del sys.modules[name]
         if jax_installed() or error.name not in JAX_LIBRARIES:
             raise
-        pytest.skip(f"benchmarks/{name}.py needs JAX ({error.name} is not installed)")
+        pytest.skip(f"{folder.name}/{name}.py needs JAX ({error.name} is not installed)")
     return module
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """The module of ``benchmarks/<name>.py`` (see :func:`_load`)."""
+    return _load(BENCHMARKS, name)
+
+
+def load_experiment(name: str) -> ModuleType:
+    """The module of ``experiments/<name>.py`` (see :func:`_load`)."""
+    return _load(EXPERIMENTS, name)

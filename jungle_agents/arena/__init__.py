@@ -15,6 +15,9 @@
 - :func:`compare_runs` sets one run's A against another's (a screen against its
   baseline): game by game where the runs share their deals (``deals="duplicate"`` and
   one seed), else by the means, with a 95 % interval.
+- :func:`game_anatomy`, :func:`chance_actions` and :func:`kept_draws` read where one
+  agent's DARK games were decided (its piece lead at two moments, how its draws end,
+  the move that ended its means to win: :func:`can_still_win`, :func:`draw_end`).
 - A match or tournament builds that summary as the games finish (:class:`Tally`: counts,
   sums and a log-binned histogram of decision times, so the p95 is within 0.1 %), and
   reads a games file it resumes one line at a time: its memory does not grow with the
@@ -40,6 +43,7 @@ This module is the arena's public face; each job lives in a private module:
 :mod:`jungle_agents.arena._stats`        per-pair results, the running :class:`Tally`, Elo
 :mod:`jungle_agents.arena._compare`      one run's A against another's, paired by deal
 :mod:`jungle_agents.arena._reports`      tables, CSV, Markdown, the heat map
+:mod:`jungle_agents.arena._anatomy`      where games were decided: leads, draws, means to win
 =================================  =======================================================
 
 >>> from jungle_core import DARK
@@ -53,6 +57,22 @@ True
 
 from __future__ import annotations
 
+from jungle_agents.arena._anatomy import (
+    ACTION_KINDS,
+    DRAW_ENDS,
+    KEPT_DRAWS,
+    Anatomy,
+    ChanceActions,
+    action_kind,
+    can_still_win,
+    chance_actions,
+    draw_end,
+    face_up_pieces,
+    game_anatomy,
+    kept_draws,
+    mean_lead,
+    piece_counts,
+)
 from jungle_agents.arena._compare import RunComparison, compare_runs, format_comparison
 from jungle_agents.arena._game_loop import DEALS, deal_layout, moves_text, play_game, replay
 from jungle_agents.arena._matches import Progress, RunKeywords, play_match, round_robin
@@ -85,7 +105,12 @@ from jungle_agents.arena._stats import (
 from jungle_agents.arena._store import iter_resumable_games, load_games, load_runs, resumable_games
 
 __all__ = [
+    "ACTION_KINDS",
     "DEALS",
+    "DRAW_ENDS",
+    "KEPT_DRAWS",
+    "Anatomy",
+    "ChanceActions",
     "EloRating",
     "GameRecord",
     "GameResult",
@@ -96,21 +121,30 @@ __all__ = [
     "RunKeywords",
     "Tally",
     "TournamentResult",
+    "action_kind",
+    "can_still_win",
+    "chance_actions",
     "compare_runs",
     "deal_layout",
     "decode_json",
     "die_with_parent",
+    "draw_end",
+    "face_up_pieces",
     "fit_elo",
     "format_comparison",
     "format_report",
+    "game_anatomy",
     "game_seed",
     "import_plugins",
     "iter_resumable_games",
+    "kept_draws",
     "load_games",
     "load_record",
     "load_runs",
+    "mean_lead",
     "moves_text",
     "pair_rows",
+    "piece_counts",
     "play_game",
     "play_match",
     "plot_heatmap",

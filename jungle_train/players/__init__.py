@@ -14,11 +14,12 @@ from jungle_train.players._numpy import (
     arrays_to_params,
     battle_table,
     coordinate_planes,
+    extra_inputs,
     field_table,
     shipped_checkpoint,
     square_distances,
 )
-from jungle_train.players._value import SearchValue, ValueAgent
+from jungle_train.players._value import SearchValue, ValueAgent, ValueEvaluator
 
 __all__ = [
     "BATTLE_PLANES",
@@ -28,9 +29,11 @@ __all__ = [
     "DQNAgent",
     "SearchValue",
     "ValueAgent",
+    "ValueEvaluator",
     "arrays_to_params",
     "battle_table",
     "coordinate_planes",
+    "extra_inputs",
     "field_table",
     "shipped_checkpoint",
     "square_distances",

@@ -1,4 +1,4 @@
-"""``benchmarks/leaf_fit.py``: the positions it samples from games files, and the value
+"""``experiments/leaf_fit.py``: the positions it samples from games files, and the value
 networks' correlations by the number of pieces face down."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from jungle_agents.arena import load_games, play_match, replay
 from jungle_core import DARK
 from jungle_train.players._value import ValueEvaluator
 from tests._requires import needs_jax
-from tests._scripts import load_benchmark
+from tests._scripts import load_experiment
 
 
 def test_positions_and_value_correlations_agree_with_the_replayed_games(tmp_path: Path) -> None:
-    bench = load_benchmark("leaf_fit")
+    script = load_experiment("leaf_fit")
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=path)
-    states, y, games = bench.positions([path])
+    states, y, games = script.positions([path])
 
     # every position with a piece face down, every fourth ply after, labelled for its mover
     want_states, want_labels, want_games = [], [], []
@@ -35,12 +35,12 @@ def test_positions_and_value_correlations_agree_with_the_replayed_games(tmp_path
     assert len(set(y.tolist())) > 1, "all four games ended alike: nothing to correlate"
 
     hand = np.linspace(-1.0, 1.0, len(states))  # any value: the rows must select its positions
-    rows = bench.value_correlations(states, y, hand, ["", ""])
+    rows = script.value_correlations(states, y, hand, ["", ""])
     down = np.array([s.face_down_mask.bit_count() for s in states])
     net = ValueEvaluator(DARK).evaluate(states)
-    assert [label for label, _, _ in rows] == [label for label, _, _ in bench.BUCKETS]
+    assert [label for label, _, _ in rows] == [label for label, _, _ in script.BUCKETS]
     checked = 0
-    for (_, n, corr), (_, fewest, most) in zip(rows, bench.BUCKETS, strict=True):
+    for (_, n, corr), (_, fewest, most) in zip(rows, script.BUCKETS, strict=True):
         chosen = (down >= fewest) & (down <= most)
         assert n == chosen.sum()
         assert len(corr) == 3
@@ -69,10 +69,10 @@ def test_an_alphazero_checkpoint_and_its_mixes_are_correlated_too(tmp_path: Path
     from jungle_train.common._checkpoint import save_checkpoint
     from jungle_train.jitted._pytree_io import params_to_arrays
 
-    bench = load_benchmark("leaf_fit")
+    script = load_experiment("leaf_fit")
     games = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=games)
-    states, y, _ = bench.positions([games])
+    states, y, _ = script.positions([games])
     assert len(set(y.tolist())) > 1, "all four games ended alike: nothing to correlate"
     network = build_network(DARK, 4, 1)
     params = network.init(jax.random.key(1), jnp.zeros((1, *planes_shape(DARK))))
@@ -80,7 +80,7 @@ def test_an_alphazero_checkpoint_and_its_mixes_are_correlated_too(tmp_path: Path
     config = {"rules": "dark", "channels": 4, "conv_layers": 1}
     save_checkpoint(path, params_to_arrays(params), kind="azero", config=config, step=0)
 
-    net = bench.azero_value(path)(states)
+    net = script.azero_value(path)(states)
     env = make(DARK)
     stacked = jax.tree.map(lambda *x: jnp.stack(x), *[env.from_state(s) for s in states])
     want = np.asarray(network_evaluation(env, network, params, stacked).value)
@@ -88,7 +88,7 @@ def test_an_alphazero_checkpoint_and_its_mixes_are_correlated_too(tmp_path: Path
     assert net.shape == (len(states),) and np.std(net) > 0
 
     hand = np.linspace(-1.0, 1.0, len(states))
-    rows = bench.value_correlations(states, y, hand, [path], mixes=[0.25])
+    rows = script.value_correlations(states, y, hand, [path], mixes=[0.25])
     _, n, corr = rows[0]  # every position
     assert n == len(states) and len(corr) == 3
     assert np.isclose(corr[1], np.corrcoef(net, y)[0, 1], atol=1e-5)
@@ -101,25 +101,25 @@ def test_the_search_column_is_the_agents_root_value_for_the_mover(tmp_path: Path
     value (material and potentials) does not."""
     from jungle_core import from_fen
 
-    bench = load_benchmark("leaf_fit")
+    script = load_experiment("leaf_fit")
     wins = ["8/8/8/8/8/8/Ew6 0 0 0 - -", "8/8/8/8/8/8/eW6 1 0 0 - -"]  # take the last piece
     stuck = ["8/8/8/8/8/8/We6 0 0 0 - -", "8/8/8/8/8/8/wE6 1 0 0 - -"]  # a Wolf by an Elephant
     states = [from_fen(f) for f in wins + stuck]
-    value = bench.search_value(16, batch=4)(states)
-    features = bench.features(states)
-    hand = features[:, 0] + bench.POTENTIAL_WEIGHT * features[:, 1]
+    value = script.search_value(16, batch=4)(states)
+    features = script.features(states)
+    hand = features[:, 0] + script.POTENTIAL_WEIGHT * features[:, 1]
     assert value.shape == (4,)
     assert value[0] == value[1] > 0.8 > hand[0] == hand[1] > 0  # both seats alike
     assert value[2] == value[3] < 0 and hand[2] == hand[3] < 0
 
     games = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 2, seed=3, workers=1, out=games)
-    states, y, _ = bench.positions([games])
+    states, y, _ = script.positions([games])
     assert len(set(y.tolist())) > 1, "both games ended alike: nothing to correlate"
     hand = np.linspace(-1.0, 1.0, len(states))
-    rows = bench.value_correlations(states, y, hand, [], searches=[4])
+    rows = script.value_correlations(states, y, hand, [], searches=[4])
     _, n, corr = rows[0]  # every position
-    want = bench.search_value(4)(states)
+    want = script.search_value(4)(states)
     assert n == len(states) and len(corr) == 2
     assert np.isclose(corr[1], np.corrcoef(want, y)[0, 1], atol=1e-6)
 
@@ -132,17 +132,17 @@ def test_piece_value_fit_reads_the_holdings_and_recovers_known_values(tmp_path: 
     from jungle_core.jax_env import make
     from jungle_train.azero._hand_value import PIECE_VALUES, material_balance
 
-    bench = load_benchmark("leaf_fit")
+    script = load_experiment("leaf_fit")
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=path)
-    states, _, _ = bench.positions([path])
-    mine, theirs = bench.holdings(states)
+    states, _, _ = script.positions([path])
+    mine, theirs = script.holdings(states)
     assert mine.shape == theirs.shape == (len(states), 8)
     env = make(DARK)
     for state, m, t in list(zip(states, mine, theirs, strict=True))[::7]:
         x = env.from_state(state)
         for values in PIECE_VALUES.values():
-            got = bench.balance(np.asarray(values), m[None], t[None])[0]
+            got = script.balance(np.asarray(values), m[None], t[None])[0]
             assert np.isclose(got, float(material_balance(x, state.to_move, values)), atol=1e-6)
     assert (mine.sum(1) < 8).any() and (theirs.sum(1) < 8).any(), "no removal to weigh"
 
@@ -150,7 +150,7 @@ def test_piece_value_fit_reads_the_holdings_and_recovers_known_values(tmp_path: 
     mine = (rng.random((4000, 8)) < 0.6).astype(float)
     theirs = (rng.random((4000, 8)) < 0.6).astype(float)
     truth = np.array([90.0, 10.0, 40.0, 50.0, 50.0, 75.0, 105.0, 160.0])
-    y = np.tanh(2.0 * bench.balance(truth, mine, theirs))
-    fitted = bench.fit_piece_values(mine, theirs, y)
+    y = np.tanh(2.0 * script.balance(truth, mine, theirs))
+    fitted = script.fit_piece_values(mine, theirs, y)
     assert np.allclose(fitted[:8], truth, rtol=0.05, atol=2.0)
     assert np.isclose(fitted[8], 2.0, rtol=0.05)

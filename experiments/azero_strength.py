@@ -5,9 +5,10 @@ For each simulation count, plays ``azero:simulations=S`` (the shipped checkpoint
 to ``<out>/<pair>.jsonl`` (rerun the same command to resume). Prints W-D-L, score and
 the agent's decision time (mean, 95th percentile), writes ``<out>/results.csv`` and
 plots score against mean seconds per decision, one line per opponent
-(``<out>/strength_vs_time.png``).
+(``<out>/strength_vs_time.png``). The ``azero`` agent joins the registry through the
+installed package's entry point (``pip install -e '.[train]'``).
 
-    .venv/bin/python benchmarks/azero_strength.py --out results/azero-strength \\
+    .venv/bin/python experiments/azero_strength.py --out results/azero-strength \\
         --simulations 16,64,256 --opponents random,greedy --games 20
 """
 
@@ -26,7 +27,6 @@ import matplotlib.pyplot as plt
 
 from jungle_agents.arena import play_match
 from jungle_core import rules_by_name
-from jungle_train._registry import register_azero
 
 
 def _file(out: str, a: str, b: str) -> str:
@@ -48,7 +48,6 @@ def main(argv: list[str] | None = None) -> int:
         "--params", default="", help="more agent parameters, e.g. prior_mix=1,afterstate=parent"
     )
     args = parser.parse_args(argv)
-    register_azero()  # the entry point does this in an installed package; harmless twice
     rules = rules_by_name(args.rules)
     Path(args.out).mkdir(parents=True, exist_ok=True)
     rows = []

@@ -1,5 +1,6 @@
-"""``benchmarks/anatomy.py``: an agent's results by its piece lead, against a direct
-count over the replayed games."""
+"""The arena's game anatomy (:func:`jungle_agents.arena.game_anatomy` and its parts):
+an agent's results by its piece lead, its draws and its means to win, against direct
+counts over the replayed games; and ``experiments/anatomy.py``, which prints them."""
 
 from __future__ import annotations
 
@@ -11,18 +12,30 @@ from pathlib import Path
 
 import pytest
 
-from jungle_agents.arena import load_games, play_match, replay
+from jungle_agents.arena import (
+    ACTION_KINDS,
+    action_kind,
+    can_still_win,
+    chance_actions,
+    draw_end,
+    game_anatomy,
+    kept_draws,
+    load_games,
+    mean_lead,
+    piece_counts,
+    play_match,
+    replay,
+)
 from jungle_core import DARK, State, from_fen
 from tests._requires import needs_jax
-from tests._scripts import load_benchmark
+from tests._scripts import load_experiment
 
 
 def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
-    bench = load_benchmark("anatomy")
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 6, seed=2, workers=1, out=path)
     _, games = load_games(path)
-    tallies = bench.anatomy(games, "greedy")
+    tallies = game_anatomy(games, "greedy")
     want_face_up: dict[tuple[int | None, str], int] = {}
     draws_by_elimination = 0
     draw_ends: dict[tuple[None, str], int] = {}
@@ -34,14 +47,14 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
         lead = None
         for state in replay(game.record):
             if not state.face_down_mask:
-                counts = bench.piece_counts(state)
+                counts = piece_counts(state)
                 lead = counts[seat] - counts[1 - seat]
                 leads_face_up.append(lead)
                 break
         want_face_up[(lead, result)] = want_face_up.get((lead, result), 0) + 1
         draws_by_elimination += result == "D" and game.record.reason == "elimination"
         if result == "D":
-            end = bench.draw_end(replay(game.record)[-1], seat, game.record.reason)
+            end = draw_end(replay(game.record)[-1], seat, game.record.reason)
             draw_ends[(None, end)] = draw_ends.get((None, end), 0) + 1
     assert dict(tallies["face_up"]) == want_face_up
     assert any(lead is not None for lead, _ in want_face_up), "no game turned every piece up"
@@ -50,16 +63,17 @@ def test_anatomy_counts_each_game_once_at_its_leads(tmp_path: Path) -> None:
     assert draw_ends, "no drawn game to sort"
     assert dict(tallies["draw_ends"]) == draw_ends
     assert sum(draw_ends.values()) == sum(g.record.winner is None for g in games)
-    text = bench.format_tallies(tallies)
+    script = load_experiment("anatomy")  # prints the tables
+    text = script.format_tallies(tallies)
     assert text.startswith("lead when the last piece turns face up: W-D-L")
     assert "lead at six pieces" in text
     games_reached = len(leads_face_up)
     mean = statistics.fmean(leads_face_up)
-    assert bench.mean_lead(tallies["face_up"]) == pytest.approx((mean, games_reached))
+    assert mean_lead(tallies["face_up"]) == pytest.approx((mean, games_reached))
     assert f"  mean lead {mean:+.2f} over the {games_reached} games" in text
-    assert bench.mean_lead(collections.Counter()) == (None, 0)
+    assert mean_lead(collections.Counter()) == (None, 0)
     assert "draws ending in: removed together" in text
-    assert bench.anatomy(games, "minimax:depth=9")["face_up"] == {}  # not a player here
+    assert game_anatomy(games, "minimax:depth=9")["face_up"] == {}  # not a player here
     # every game once, under the move that ended the agent's means to win or as kept
     assert sum(tallies["means"].values()) == len(games)
     assert sum(tallies["means_trades"].values()) == len(games)
@@ -119,7 +133,6 @@ def test_can_still_win_over_every_two_sets_of_ranks() -> None:
     Elephant), so two pieces or more always hold more than such enemies. Hence
     ``azero:count_trades`` moves the search's bounds only where one side has a lone
     piece."""
-    bench = load_benchmark("anatomy")
     sets = [[r for r in range(1, 9) if mask >> (r - 1) & 1] for mask in range(256)]
     differ = face_down = 0
     for i, ranks in enumerate(sets):
@@ -131,8 +144,8 @@ def test_can_still_win_over_every_two_sets_of_ranks() -> None:
                 face_down += bool(enemy)
             else:
                 state = from_fen(f"{_row(enemy, str.lower)}/8/8/8/8/8/{own} 0 0 0 - -")
-            plain = bench.can_still_win(state, 0)
-            sharp = bench.can_still_win(state, 0, trades=True)
+            plain = can_still_win(state, 0)
+            sharp = can_still_win(state, 0, trades=True)
             want = (_can_win_by_rank(ranks, enemy), _can_win_counting_trades(ranks, enemy))
             assert (plain, sharp) == want, (ranks, enemy)
             assert plain or not sharp
@@ -153,7 +166,6 @@ def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -
     from jungle_core.jax_env import make
     from jungle_train.azero._hand_value import winning_material
 
-    bench = load_benchmark("anatomy")
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 4, seed=3, workers=1, out=path)
     env = make(DARK)
@@ -167,10 +179,10 @@ def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -
                 ranks = [[i % 8 + 1 for i in range(16) if state.in_play >> i & 1 and i // 8 == s]
                          for s in (seat, 1 - seat)]  # fmt: skip
                 want = _can_win_by_rank(ranks[0], ranks[1])
-                assert bench.can_still_win(state, seat) == want, (state, seat)
+                assert can_still_win(state, seat) == want, (state, seat)
                 assert bool(jax_test(DARK, jax_state, seat, False)) == want, (state, seat)
                 sharp = _can_win_counting_trades(ranks[0], ranks[1])
-                assert bench.can_still_win(state, seat, trades=True) == sharp, (state, seat)
+                assert can_still_win(state, seat, trades=True) == sharp, (state, seat)
                 assert bool(jax_test(DARK, jax_state, seat, True)) == sharp, (state, seat)
                 assert want or not sharp  # the sharper test never finds a win the other does not
                 seen[want] += 1
@@ -178,22 +190,21 @@ def test_can_still_win_agrees_with_ranks_and_with_the_jax_test(tmp_path: Path) -
     assert seen[True] and seen[False], seen
     assert differ, "no position where counting the trades changes the answer"
     lone_elephant = from_fen("8/8/8/8/8/8/E3et2 0 0 0 - -")  # takes t, then must trade
-    assert bench.can_still_win(lone_elephant, 0)
-    assert not bench.can_still_win(lone_elephant, 0, trades=True)
+    assert can_still_win(lone_elephant, 0)
+    assert not can_still_win(lone_elephant, 0, trades=True)
 
 
 def test_draw_end_sorts_the_last_position() -> None:
-    bench = load_benchmark("anatomy")
     tiger_rat_v_lion = from_fen("8/8/8/8/8/8/TR3l2 0 0 0 - -")
-    assert bench.draw_end(tiger_rat_v_lion, 0, "no_removal_limit") == "no remover"
+    assert draw_end(tiger_rat_v_lion, 0, "no_removal_limit") == "no remover"
     # the Lion's side can take both: for it, one against two with a remover each
-    assert bench.draw_end(tiger_rat_v_lion, 1, "no_removal_limit") == "other"
+    assert draw_end(tiger_rat_v_lion, 1, "no_removal_limit") == "other"
     elephants = from_fen("8/8/8/8/8/8/E4e2 0 0 0 - -")  # equal ranks trade: a remover
-    assert bench.draw_end(elephants, 0, "no_removal_limit") == "one against one"
-    assert bench.draw_end(elephants, 0, "elimination") == "removed together"
+    assert draw_end(elephants, 0, "no_removal_limit") == "one against one"
+    assert draw_end(elephants, 0, "elimination") == "removed together"
     rat_v_elephant = from_fen("8/8/8/8/8/8/R4e2 0 0 0 - -")  # the Rat takes the Elephant
-    assert bench.draw_end(rat_v_elephant, 0, "no_removal_limit") == "one against one"
-    assert bench.draw_end(rat_v_elephant, 1, "no_removal_limit") == "no remover"
+    assert draw_end(rat_v_elephant, 0, "no_removal_limit") == "one against one"
+    assert draw_end(rat_v_elephant, 1, "no_removal_limit") == "no remover"
 
 
 def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
@@ -206,11 +217,10 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
     from jungle_core import legal_actions
     from jungle_core.lowlevel import tables
 
-    bench = load_benchmark("anatomy")
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 4, seed=5, workers=1, out=path)
     _, games = load_games(path)
-    sides = bench.chance_actions(games, "greedy")
+    sides = chance_actions(games, "greedy")
     step, n = tables(DARK).step, DARK.num_squares
 
     def kind(state: State, action: int) -> str:  # written here from the action encoding
@@ -231,12 +241,13 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
                 break
             side = want["agent" if state.to_move == seat else "opponent"]
             k = kind(state, game.record.actions[ply])
+            assert action_kind(state, game.record.actions[ply]) == k
             side["decisions"] += 1
             if k == "bump":
                 side["bump"] += 1
                 me = state.to_move
                 later = states[min(ply + 3, len(states) - 1)]
-                a, b = bench.piece_counts(state), bench.piece_counts(later)
+                a, b = piece_counts(state), piece_counts(later)
                 side["bump lead"] += (b[me] - b[1 - me]) - (a[me] - a[1 - me])
             if any(kind(state, x) == "bump" for x in legal_actions(state)):
                 side["available"] += 1
@@ -254,12 +265,12 @@ def test_chance_actions_sort_each_side_s_decisions_while_pieces_are_face_down(
         got = sides[name]
         assert got["games"] == len(games)
         assert got["decisions"] == side["decisions"] > 0
-        assert sum(got[k] for k in bench.ACTION_KINDS) == side["decisions"]
+        assert sum(got[k] for k in ACTION_KINDS) == side["decisions"]
         assert (got["bump"], got["bump lead"]) == (side["bump"], side["bump lead"])
         assert (got["bump available"], got["bump taken"]) == (side["available"], side["taken"])
         assert (got["face up"], got["beside face down"]) == (side["up"], side["beside"])
     assert want["agent"]["bump"] + want["opponent"]["bump"] > 0, "no bump to count"
-    text = bench.format_chance_actions(sides)
+    text = load_experiment("anatomy").format_chance_actions(sides)
     assert text.startswith("while pieces are face down")
     assert "a bump available at" in text
     assert "face-up pieces a decision" in text
@@ -274,7 +285,6 @@ def test_kept_draws_read_the_tables_where_the_quiet_run_enters_them(tmp_path: Pa
     is where it enters them)."""
     from jungle_agents.endgame import EndgameTables
 
-    bench = load_benchmark("anatomy")
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 20, seed=2, workers=1, out=path)
     _, games = load_games(path)
@@ -286,12 +296,12 @@ def test_kept_draws_read_the_tables_where_the_quiet_run_enters_them(tmp_path: Pa
         seat = game.record.players.index("greedy")
         states = replay(game.record)
         if any(
-            bench.can_still_win(a, seat) and not bench.can_still_win(b, seat)
+            can_still_win(a, seat) and not can_still_win(b, seat)
             for a, b in itertools.pairwise(states)
         ):
             continue
         before = states[-2]
-        if before.face_down_mask or sum(bench.piece_counts(before)) > 4:
+        if before.face_down_mask or sum(piece_counts(before)) > 4:
             kind = "beyond the tables"
         else:
             removal = len(states) - 1 - states[-1].plies_since_removal
@@ -303,7 +313,31 @@ def test_kept_draws_read_the_tables_where_the_quiet_run_enters_them(tmp_path: Pa
             kind = {1: "win", 0: "draw", -1: "loss"}[value]
         want[kind] = want.get(kind, 0) + 1
     assert want.get("beyond the tables") and sum(want.values()) > want["beyond the tables"], want
-    assert dict(bench.kept_draws(games, "greedy", tables)) == want
-    assert bench.kept_draws(games, "minimax:depth=9", tables) == {}
-    text = bench.format_kept_draws(bench.kept_draws(games, "greedy", tables))
+    assert dict(kept_draws(games, "greedy", tables)) == want
+    assert kept_draws(games, "minimax:depth=9", tables) == {}
+    script = load_experiment("anatomy")
+    text = script.format_kept_draws(kept_draws(games, "greedy", tables))
     assert text.splitlines()[1].startswith("  draw ")
+
+
+def test_the_anatomy_script_prints_every_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``experiments/anatomy.py GAMES``: the agent (the first of the first pair by
+    default), then the lead tables, the chance phase and the kept draws."""
+    import sys
+
+    script = load_experiment("anatomy")
+    path = str(tmp_path / "games.jsonl")
+    play_match(DARK, "greedy", "random", 2, seed=1, workers=1, out=path)
+    monkeypatch.setattr(sys, "argv", ["anatomy.py", path, "--tables", "3"])
+    script.main()
+    out = capsys.readouterr().out
+    assert out.startswith("greedy, 2 games\nlead when the last piece turns face up: W-D-L")
+    assert "while pieces are face down, per game" in out
+    assert "by the 3-piece tables' value for the agent" in out
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    monkeypatch.setattr(sys, "argv", ["anatomy.py", str(empty)])
+    with pytest.raises(SystemExit, match="no games"):
+        script.main()

@@ -9,11 +9,12 @@ minus the value of the action played (0 where the agent chose one of minimax's b
 the evaluation's points: a rank point is 10, a Rat 11, an Elephant 81). The script sorts
 the decisions by gap, apart while some piece is face down and after, and prints for
 each bucket how many there were and the agent's piece lead change over the next
-``--plies`` plies (its move, the reply, its next move; :func:`piece_counts`): the mean,
-and the shares of decisions after which it lost, or gained, a piece or more. Then, by
-the game's result, how many games held a decision with a gap of at least 15, 30 and 60;
-last, the decisions with a gap of 15 or more by the kind of the action played and of
-minimax's best (:func:`anatomy.action_kind`: reveal, bump, attack, quiet).
+``--plies`` plies (its move, the reply, its next move;
+:func:`jungle_agents.arena.piece_counts`): the mean, and the shares of decisions after
+which it lost, or gained, a piece or more. Then, by the game's result, how many games
+held a decision with a gap of at least 15, 30 and 60; last, the decisions with a gap of
+15 or more by the kind of the action played and of
+minimax's best (:func:`jungle_agents.arena.action_kind`: reveal, bump, attack, quiet).
 
 If the decisions minimax rates far below its best were blunders that a three-ply search
 sees, the lead would fall after them. On the 200 seed-11 games of
@@ -25,7 +26,7 @@ agreed ones: while a piece is face down, a piece or more lost within three plies
 would reveal). A veto by minimax depth 3 would not have saved the points lost there
 (experiments/azero-dark-log.md, section 6, "A second opinion by minimax depth 3").
 
-    .venv/bin/python benchmarks/second_opinion.py --workers 2 \
+    .venv/bin/python experiments/second_opinion.py --workers 2 \
         docs/games/azero-2048-vs-minimax3.jsonl
 
 ``--agent`` defaults to the first player of the file's first pair; ``--first N`` reads
@@ -37,22 +38,23 @@ from __future__ import annotations
 import argparse
 import collections
 import multiprocessing
-import sys
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 
 from jungle_agents import SearchConfig, Searcher
-from jungle_agents.arena import GameResult, load_games, replay
+from jungle_agents.arena import (
+    ACTION_KINDS,
+    GameResult,
+    action_kind,
+    load_games,
+    piece_counts,
+    replay,
+)
 from jungle_core import DARK, legal_actions
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from anatomy import ACTION_KINDS, action_kind  # sibling scripts (benchmarks/ is not a package)
-from endgames import piece_counts
 
 Decision = tuple[int, bool, float, int, str, str]
 """One decision: ``(ply, some piece face down, gap, lead change over the next plies,
 the kind of the action played, the kind of minimax's best)`` (kinds:
-:func:`anatomy.action_kind`)."""
+:func:`jungle_agents.arena.action_kind`)."""
 
 GAPS = (0.0, 1e-6, 5.0, 15.0, 30.0, 60.0)
 """The lower ends of the gap buckets (the first holds only the agreed decisions)."""

@@ -1,4 +1,4 @@
-"""``benchmarks/second_opinion.py`` and :meth:`Searcher.action_values`: every action's
+"""``experiments/second_opinion.py`` and :meth:`Searcher.action_values`: every action's
 exact value at a depth, and an agent's decisions sorted by how far they fall short."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from jungle_agents import SearchConfig, Searcher
-from jungle_agents.arena import load_games, play_match, replay
+from jungle_agents.arena import action_kind, load_games, piece_counts, play_match, replay
 from jungle_core import DARK, State, legal_actions, new_game, step
-from tests._scripts import load_benchmark
+from tests._scripts import load_experiment
 
 
 def _positions(count: int, seed: int) -> list[State]:
@@ -55,13 +55,13 @@ def test_action_values_wants_the_searchers_player_to_move() -> None:
 
 
 def test_decisions_measure_the_gap_and_the_lead_change(tmp_path: Path) -> None:
-    bench = load_benchmark("second_opinion")
+    script = load_experiment("second_opinion")
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "random", "greedy", 2, seed=5, workers=1, out=path)
     _, games = load_games(path)
     results = []
     for game in games:
-        rows = bench.decisions(game, "random", depth=1, plies=3)
+        rows = script.decisions(game, "random", depth=1, plies=3)
         seat = game.record.players.index("random")
         states = replay(game.record)
         mine = [p for p, s in enumerate(states[:-1]) if s.to_move == seat]
@@ -71,19 +71,19 @@ def test_decisions_measure_the_gap_and_the_lead_change(tmp_path: Path) -> None:
             assert down == bool(state.face_down_mask)
             values = Searcher(DARK, seat, SearchConfig(depth=1)).action_values(state, 1)
             assert gap == pytest.approx(max(values.values()) - values[game.record.actions[ply]])
-            assert played == bench.action_kind(state, game.record.actions[ply])
+            assert played == action_kind(state, game.record.actions[ply])
             assert best in {
-                bench.action_kind(state, a) for a, v in values.items() if v == max(values.values())
+                action_kind(state, a) for a, v in values.items() if v == max(values.values())
             }
             later = states[min(ply + 3, len(states) - 1)]
-            (a0, b0), (a1, b1) = (bench.piece_counts(s) for s in (state, later))
+            (a0, b0), (a1, b1) = (piece_counts(s) for s in (state, later))
             lead = (a1 - b1) - (a0 - b0)
             assert change == (lead if seat == 0 else -lead)
         assert any(row[2] > 0 for row in rows), "random always chose minimax's best"
         winner = game.record.winner
         results.append(("D" if winner is None else "W" if winner == seat else "L", rows))
-    assert bench.decisions(games[0], "minimax:depth=9") == []  # not a player
-    text = bench.format_opinion(results)
+    assert script.decisions(games[0], "minimax:depth=9") == []  # not a player
+    text = script.format_opinion(results)
     counted = 0
     for line in text.splitlines():
         parts = line.split()
@@ -98,15 +98,15 @@ def test_decisions_measure_the_gap_and_the_lead_change(tmp_path: Path) -> None:
 def test_second_opinion_script_prints_its_tables(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    bench = load_benchmark("second_opinion")
+    script = load_experiment("second_opinion")
     path = str(tmp_path / "games.jsonl")
     play_match(DARK, "greedy", "random", 2, seed=6, workers=1, out=path)
     monkeypatch.setattr(sys, "argv", ["second_opinion.py", path, "--depth", "1", "--first", "1"])
-    bench.main()
+    script.main()
     out = capsys.readouterr().out
     assert out.startswith("greedy: 1 games, ")
     assert "minimax depth 1" in out
     assert "while some piece is face down:\n  0 (agreed)" in out
     monkeypatch.setattr(sys, "argv", ["second_opinion.py", path, "--agent", "minimax:depth=9"])
     with pytest.raises(SystemExit, match="no games of minimax:depth=9"):
-        bench.main()
+        script.main()

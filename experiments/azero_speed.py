@@ -1,17 +1,17 @@
 """Speed of the ``azero`` agent's search (DARK, the shipped DQN as its prior), one game
 at a time as the agent plays: the plain tree layout with mctx's default ``threefry``
-key, compiled with XLA's defaults (the reference), against compact nodes, then an
-``rbg`` key, then XLA's copy insertion with region analysis (``COMPILER_OPTIONS``), then
-the tree's action axis in slots of the legal actions (``SearchConfig.slots``; all four:
-the agent's search), measured in the same run.
+key (the reference), against compact nodes, then an ``rbg`` key, then the tree's action
+axis in slots of the legal actions (``SearchConfig.slots``; all three: the agent's
+search), measured in the same run, each compiled with XLA's defaults.
 
-    .venv/bin/python benchmarks/azero_speed.py                  # about 4 minutes
-    .venv/bin/python benchmarks/azero_speed.py --simulations 256 --repeats 1   # smoke
-    .venv/bin/python benchmarks/azero_speed.py --batch 8 --simulations 24,256  # self-play
+    .venv/bin/python experiments/azero_speed.py                  # about 4 minutes
+    .venv/bin/python experiments/azero_speed.py --simulations 256 --repeats 1   # smoke
+    .venv/bin/python experiments/azero_speed.py --batch 8 --simulations 24,256  # self-play
 
-With ``--train cpu,teacher-cpu,classic-cpu``: the AlphaZero trainer's self-play rounds
-(search, play, updates; ``jungle_train.azero.AZeroTrainer``) with the full action axis
-(the reference) against slots (``azero.Config.slots``), decisions a second over
+With ``--train tiny,experiments/configs/azero-cpu.toml`` (named configs or config files):
+the AlphaZero trainer's self-play rounds (search, play, updates;
+``jungle_train.azero.AZeroTrainer``) with the full action axis (the reference) against
+slots (``azero.Config.slots``), decisions a second over
 ``--rounds`` rounds after a compiling one, the two alternated ``--repeats`` times in one
 process (3–7 minutes a config at ``--repeats 2 --rounds 2`` on this project's CPU).
 
@@ -21,22 +21,25 @@ sequential (``lax.map`` over the games; ``SearchConfig.batching``), with the age
 search otherwise; it prints the median seconds per batched search and decisions a second.
 ``--batching vectorized`` times the vectorized search alone (for a large batch on a GPU,
 where the sequential reference would search thousands of games one after another).
-``--backward mctx,batched`` times each batching with mctx's own backward pass (the
-reference) and with ``batched_backward`` (``SearchConfig.backward``); ``--slots`` searches
-in slots of the legal actions, as the agent and the trainer do; ``--evaluator dqn,zero``
-times each with the agent's evaluation and with none (uniform prior, values 0: the rules
-and the tree alone), to tell the network's share of the time from the search's;
-``--noise mctx,threefry`` times mctx's own root noise (the reference) against
-:func:`jungle_train.azero.search._mctx_fast.dirichlet_noise` (``SearchConfig.noise``), at the share
-``--dirichlet`` (self-play's 0.25; 0 by default, as the agent plays). ``--batch`` takes a
-list of sizes (each timed in turn). ``--profile DIR`` then traces one more search of each
-variant into ``DIR`` (``jax.profiler``) and prints the device operations that took its
-time (``benchmarks/trace_summary.py``): how the GPU's slow search was found.
+``--slots`` searches in slots of the legal actions, as the agent and the trainer do;
+``--evaluator dqn,zero`` times each with the agent's evaluation and with none (uniform
+prior, values 0: the rules and the tree alone), to tell the network's share of the time
+from the search's; ``--dirichlet`` sets the root noise's share (self-play's 0.25; 0 by
+default, as the agent plays). ``--batch`` takes a list of sizes (each timed in turn).
+``--profile DIR`` then traces one more search of each variant into ``DIR``
+(``jax.profiler``) and prints the device operations that took its time
+(``experiments/trace_summary.py``): how the GPU's slow search was found.
 
-    .venv/bin/python benchmarks/azero_speed.py --batch 64 --batching vectorized \
-        --backward mctx,batched --simulations 64,256 --repeats 2       # about 4 minutes
-    .venv/bin/python benchmarks/azero_speed.py --batch 1024 --batching vectorized --slots \
-        --noise mctx,threefry --dirichlet 0.25 --simulations 64 --repeats 1 --profile /tmp/p
+    .venv/bin/python experiments/azero_speed.py --batch 64 --batching vectorized \
+        --simulations 64,256 --repeats 2       # about 4 minutes
+    .venv/bin/python experiments/azero_speed.py --batch 1024 --batching vectorized --slots \
+        --dirichlet 0.25 --simulations 64 --repeats 1 --profile /tmp/p
+
+Earlier versions of this script also timed a batched backward pass and a root noise
+drawn at once against mctx's own (``--backward``, ``--noise``), and XLA's copy insertion
+with region analysis; the search now uses mctx's own backward pass and root noise and
+XLA's defaults, and those switches are gone (experiments/readme-azero.md keeps the
+measurements).
 
 Positions: seeded random play, after 20, 60 and 120 plies (restarted when a game ends).
 For each simulation count and variant it prints the median seconds per search over
@@ -60,22 +63,18 @@ import jax.numpy as jnp
 
 from jungle_core import DARK, State
 from jungle_core.jax_env import JaxState, make
-from jungle_train.azero._agent import calibration_position
-from jungle_train.azero._guides import dqn_guide
-from jungle_train.azero.search._config import SearchConfig
-from jungle_train.azero.search._mctx_fast import COMPILER_OPTIONS
-from jungle_train.azero.search._search import make_search, zero_evaluator
+from jungle_train.azero import calibration_position, dqn_guide
+from jungle_train.azero.search import SearchConfig, make_search, zero_evaluator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from trace_summary import newest_trace, summarize  # a sibling script (benchmarks/ is not a package)
+from trace_summary import newest_trace, summarize  # a sibling script (not a package)
 
-VARIANTS: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
-    # (label, SearchConfig fields, jit compiler options)
-    ("plain nodes, threefry key (reference)", {"compact": False, "rng": "threefry"}, {}),
-    ("compact nodes, threefry key", {"compact": True, "rng": "threefry"}, {}),
-    ("compact nodes, rbg key", {"compact": True, "rng": "rbg"}, {}),
-    ("compact, rbg, region analysis", {}, COMPILER_OPTIONS),
-    ("... and slots (the agent's)", {"slots": True}, COMPILER_OPTIONS),
+VARIANTS: list[tuple[str, dict[str, Any]]] = [
+    # (label, SearchConfig fields)
+    ("plain nodes, threefry key (reference)", {"compact": False, "rng": "threefry"}),
+    ("compact nodes, threefry key", {"compact": True, "rng": "threefry"}),
+    ("compact nodes, rbg key", {"compact": True, "rng": "rbg"}),
+    ("... and slots (the agent's)", {"slots": True}),
 ]
 
 
@@ -100,16 +99,6 @@ def main() -> None:
         "the sequential reference searches the games one after another)",
     )
     parser.add_argument(
-        "--backward",
-        default="batched",
-        help="--batch: the backward passes timed (mctx: mctx's own, the reference; batched)",
-    )
-    parser.add_argument(
-        "--noise",
-        default="threefry",
-        help="--batch: the root noise draws timed (mctx: mctx's own, the reference; threefry)",
-    )
-    parser.add_argument(
         "--dirichlet", type=float, default=0.0, help="--batch: the root noise's share"
     )
     parser.add_argument("--slots", action="store_true", help="--batch: search in slots")
@@ -123,7 +112,7 @@ def main() -> None:
         "--profile",
         default="",
         help="--batch: a folder; after timing, trace one more search of each variant "
-        "there (jax.profiler) and print its device operations (benchmarks/trace_summary.py)",
+        "there (jax.profiler) and print its device operations (experiments/trace_summary.py)",
     )
     parser.add_argument("--train", default="", help="azero training configs to time")
     parser.add_argument("--rounds", type=int, default=2, help="--train: rounds timed")
@@ -148,9 +137,9 @@ def main() -> None:
     )
     for simulations in [int(x) for x in args.simulations.split(",")]:
         searches = []
-        for _, knobs, options in VARIANTS:
+        for _, knobs in VARIANTS:
             search_config = SearchConfig(simulations=simulations, afterstate="parent", **knobs)
-            search = jax.jit(make_search(env, evaluate, search_config), compiler_options=options)
+            search = jax.jit(make_search(env, evaluate, search_config))
             search(params, jax.random.key(0), batches[0]).action.block_until_ready()
             searches.append(search)
         # interleaved: every round times each variant on each position once, so that a
@@ -163,7 +152,7 @@ def main() -> None:
                     search(params, jax.random.key(repeat), batch).action.block_until_ready()
                     times[k].append(time.perf_counter() - begin)
         reference = statistics.median(times[0])
-        for (label, _, _), measured in zip(VARIANTS, times, strict=True):
+        for (label, _), measured in zip(VARIANTS, times, strict=True):
             median = statistics.median(measured)
             low, high = min(measured), max(measured)
             print(
@@ -176,12 +165,13 @@ def main() -> None:
 def train_speed(name: str, repeats: int, rounds: int) -> None:
     """Self-play decisions a second of the azero config ``name``, full action axis
     against slots (see the docstring)."""
-    from jungle_train import azero
+    from jungle_train import azero, resolve_config
 
     measured: dict[bool, list[float]] = {False: [], True: []}
     for _ in range(repeats):
         for slots in (False, True):
-            config = dataclasses.replace(azero.CONFIGS[name], slots=slots)
+            named: azero.Config = resolve_config("azero", name, None)
+            config = dataclasses.replace(named, slots=slots)
             trainer = azero.AZeroTrainer(config)
             state = trainer.init(0)
             state, _ = trainer.advance(state, config.steps_per_round)  # compiles
@@ -214,35 +204,27 @@ def batch_speed(env: Any, evaluate: Any, params: Any, size: int, args: argparse.
     )
     evaluators = {"dqn": (evaluate, params), "zero": (zero_evaluator(env.num_actions), None)}
     chosen = [
-        (batching, backward, noise, name)
+        (batching, name)
         for batching in args.batching.split(",")
         if batching
-        for backward in args.backward.split(",")
-        if backward
-        for noise in args.noise.split(",")
-        if noise
         for name in args.evaluator.split(",")
         if name
     ]
     for simulations in [int(x) for x in args.simulations.split(",")]:
         times: dict[str, list[float]] = {}
         searches = {}  # label: (jitted search, its evaluation's parameters)
-        for batching, backward, noise, name in chosen:
+        for batching, name in chosen:
             search_config = SearchConfig(
                 simulations=simulations,
                 afterstate="parent",
                 batching=batching,
-                backward=backward,
-                noise=noise,
                 dirichlet_fraction=args.dirichlet,
                 slots=args.slots,
             )
             evaluation, weights = evaluators[name]
-            search = jax.jit(
-                make_search(env, evaluation, search_config), compiler_options=COMPILER_OPTIONS
-            )
+            search = jax.jit(make_search(env, evaluation, search_config))
             search(weights, jax.random.key(0), batch).action.block_until_ready()
-            label = f"{batching}/{backward}/{noise}/{name}"
+            label = f"{batching}/{name}"
             searches[label], times[label] = (search, weights), []
         for repeat in range(args.repeats):
             for label, (search, weights) in searches.items():

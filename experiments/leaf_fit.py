@@ -5,10 +5,10 @@ chance phase) and every fourth after it, labelled by the result for the player t
 (+1 a win, 0 a draw, -1 a loss). For each phase it prints
 
 - each feature's correlation with the result: the material balance
-  (:func:`jungle_train.azero._hand_value.material_balance`), the difference of the two sides'
-  Opp − Threat shaping potentials (:func:`jungle_train.jitted._board.potential`), the Greedy
-  balance (``tanh(B / 300)``, :meth:`jungle_train.jitted._greedy.JaxGreedy.balance`) and the
-  mover's best immediate capture (:func:`jungle_train.azero._hand_value.capture_gain`);
+  (:func:`jungle_train.azero.material_balance`), the difference of the two sides'
+  Opp − Threat shaping potentials (:func:`jungle_train.jitted.potential`), the Greedy
+  balance (``tanh(B / 300)``, :meth:`jungle_train.jitted.JaxGreedy.balance`) and the
+  mover's best immediate capture (:func:`jungle_train.azero.capture_gain`);
 - the mean squared error of ``tanh(a · (material + w · potentials))`` (``a`` fitted) for
   several potential weights ``w``: the hand-made value (``w`` =
   :data:`POTENTIAL_WEIGHT`) and the weight its leaf value would predict the results
@@ -33,11 +33,11 @@ no noise) at ``N`` simulations: what targets bootstrapped from the search's valu
 +0.519, +0.556, +0.557. Searching barely moves the chance phase's fit.
 
 With ``--values`` it prints instead which piece values make the material balance
-(:func:`jungle_train.azero._hand_value.material_balance`, ``(M_mover - M_other) / (M_mover +
+(:func:`jungle_train.azero.material_balance`, ``(M_mover - M_other) / (M_mover +
 M_other)``) predict the results best: the eight values (Rat to Elephant) and the scale
 ``a`` of ``tanh(a · balance)`` fitted by least squares (BFGS) for each phase and for all
 positions, five-fold cross-validated by game, then the correlation of each named set of
-:data:`jungle_train.azero._hand_value.PIECE_VALUES` with the results, by pieces face down.
+:data:`jungle_train.azero.PIECE_VALUES` with the results, by pieces face down.
 Measured (2026-11-27, the 128,342 positions of docs/games/leaf-fit-games.txt, 40 s):
 fitted on all positions, Rat 92, Cat 0, Dog 39, Wolf 49, Leopard 50, Tiger 74, Lion 107,
 Elephant 159 (held-out correlation +0.366, as the Greedy values'); in the chance phase
@@ -50,12 +50,12 @@ experiments/readme-azero.md).
 
 Positions of one game are correlated, which is why the folds split by game.
 
-    .venv/bin/python benchmarks/leaf_fit.py docs/games/*minimax3*.jsonl
-    .venv/bin/python benchmarks/leaf_fit.py --value shipped --value runs/value/agent.npz \
+    .venv/bin/python experiments/leaf_fit.py docs/games/*minimax3*.jsonl
+    .venv/bin/python experiments/leaf_fit.py --value shipped --value runs/value/agent.npz \
         docs/games/*minimax3*.jsonl
-    .venv/bin/python benchmarks/leaf_fit.py --every 16 --search 64 --search 256 \
+    .venv/bin/python experiments/leaf_fit.py --every 16 --search 64 --search 256 \
         $(cat docs/games/leaf-fit-games.txt)
-    .venv/bin/python benchmarks/leaf_fit.py --values $(cat docs/games/leaf-fit-games.txt)
+    .venv/bin/python experiments/leaf_fit.py --values $(cat docs/games/leaf-fit-games.txt)
 """
 
 from __future__ import annotations
@@ -72,15 +72,9 @@ import jungle_core as jc
 from jungle_agents.arena import load_games
 from jungle_core.jax_env import JaxEnv, JaxState, make
 from jungle_core.lowlevel import apply
-from jungle_train.azero._hand_value import (
-    PIECE_VALUES,
-    POTENTIAL_WEIGHT,
-    capture_gain,
-    material_balance,
-)
-from jungle_train.common._checkpoint import load_checkpoint
-from jungle_train.jitted._board import potential
-from jungle_train.jitted._greedy import JaxGreedy
+from jungle_train.azero import PIECE_VALUES, POTENTIAL_WEIGHT, capture_gain, material_balance
+from jungle_train.common import load_checkpoint
+from jungle_train.jitted import JaxGreedy, potential
 
 FEATURES = ("material", "potentials", "greedy", "capture")
 WEIGHTS = (0.0, POTENTIAL_WEIGHT, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08)
@@ -265,7 +259,7 @@ def value_correlations(
     ``(1 - w) * network + w * hand`` for each ``w`` in ``mixes``, then of the agent's
     search's root value at each simulation count in ``searches`` (:func:`search_value`),
     in that order; NaN where a row has under two positions."""
-    from jungle_train.players._value import ValueEvaluator
+    from jungle_train.players import ValueEvaluator
 
     values = [hand]
     for path in paths:
@@ -299,9 +293,7 @@ def value_correlations(
 def azero_value(path: str) -> Callable[[Sequence[jc.State]], np.ndarray]:
     """``evaluate(states) -> float32[N]``: the value head of the DARK AlphaZero checkpoint
     at ``path`` (the network alone, no hand-made value mixed in), for the player to move."""
-    from jungle_train.azero._agent import params_from_arrays
-    from jungle_train.azero._guides import build_network
-    from jungle_train.azero._net import network_evaluation
+    from jungle_train.azero import build_network, network_evaluation, params_from_arrays
 
     ckpt = load_checkpoint(path, kind="azero")
     network = build_network(jc.DARK, int(ckpt.config["channels"]), int(ckpt.config["conv_layers"]))
@@ -320,9 +312,8 @@ def search_value(simulations: int, batch: int = 64) -> Callable[[Sequence[jc.Sta
     """``evaluate(states) -> float32[N]``: the root value, for the player to move, of the
     search ``make_agent("azero", DARK)`` plays (the shipped DQN's prior, the hand-made
     leaf value; no noise) at ``simulations`` simulations, ``batch`` positions a call."""
-    from jungle_train.azero._guides import dqn_guide
-    from jungle_train.azero.search._config import SearchConfig
-    from jungle_train.azero.search._search import make_search
+    from jungle_train.azero import dqn_guide
+    from jungle_train.azero.search import SearchConfig, make_search
 
     env = make(jc.DARK)
     guide, params = dqn_guide(env)

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# The DQN on a lent GPU machine (jungle_train.dqn.GPU_CONFIG: the shipped `cpu` config with
-# 4,096 games at once), for a fixed wall-clock budget: first `train_speed.py --config gpu`
+# The DQN on a lent GPU machine (experiments/configs/dqn-gpu.toml: the shipped `cpu` config
+# with 4,096 games at once), for a fixed wall-clock budget: first `train_speed.py`
 # (collection, updates, whole rounds; the same code as on a CPU), then a training run whose
 # length (`--steps`, which also sizes the schedules) is what the measured rate fits into
 # the budget left. The playing checkpoint, metrics and config land in $OUT. Run from the
 # repository root, with the wheels the GPU image lacks in .whl/ (as device_teacher.sh):
 #
-#   OUT=/tmp/out BUDGET=540 bash benchmarks/device_dqn.sh
+#   OUT=/tmp/out BUDGET=540 bash experiments/device_dqn.sh
 #
 # CONFIG=cpu INSTALL=0 BUDGET=120 SECONDS_EACH=2 rehearses it on a CPU.
 set -u
 t0=$(date +%s)
 OUT=${OUT:-/tmp/out}
 BUDGET=${BUDGET:-540}
-CONFIG=${CONFIG:-gpu}
+CONFIG=${CONFIG:-experiments/configs/dqn-gpu.toml}
 SECONDS_EACH=${SECONDS_EACH:-5}
 mkdir -p "$OUT"
 if [ "${INSTALL:-1}" = 1 ]; then

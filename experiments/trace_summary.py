@@ -3,7 +3,7 @@
 first, for each process of the trace that ran them (a GPU's streams, or the CPU's
 XLA thread pool).
 
-    .venv/bin/python benchmarks/trace_summary.py DIR [--top 25]
+    .venv/bin/python experiments/trace_summary.py DIR [--top 25]
 
 ``DIR`` is the trace's folder (its newest ``perfetto_trace.json.gz`` below it is read).
 Each line: total milliseconds, share of that process's summed busy time, the number of
