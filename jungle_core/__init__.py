@@ -27,6 +27,7 @@ from jungle_core._extras import (
     MissingExtraError,
     import_optional,
 )
+from jungle_core._files import atomic_write
 from jungle_core._game import (
     chance_outcomes,
     is_chance_action,
@@ -104,6 +105,7 @@ __all__ = [
     "__version__",
     "action_to_str",
     "apply_move",
+    "atomic_write",
     "can_take",
     "chance_outcomes",
     "describe_action",

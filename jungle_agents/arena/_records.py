@@ -38,20 +38,18 @@ import json
 import math
 import os
 import reprlib
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from jungle_core import JungleError, Reason, Rules, State, outcome
+from jungle_core import JungleError, Reason, Rules, State, atomic_write, outcome
 
 __all__ = [
     "GameRecord",
     "GameResult",
     "RecordError",
-    "atomic_write",
     "check_entry",
     "check_header",
     "check_record",
@@ -425,37 +423,6 @@ class GameResult:
 
 
 # --------------------------------------------------------------------- files
-
-
-def _file_mode() -> int:
-    """The mode ``open()`` gives a new file: 0o666 less the process's umask."""
-    umask = os.umask(0o022)  # reading the umask means setting it; put it straight back
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def atomic_write(path: str | os.PathLike[str], data: bytes, *, make_dirs: bool = True) -> None:
-    """Write ``data`` to ``path`` whole or not at all: a temporary file in the same folder,
-    fsynced, given the mode any new file gets (0o666 less the umask), then renamed over
-    ``path``. ``make_dirs``: create a missing folder, else ``FileNotFoundError``."""
-    target = Path(path)
-    if make_dirs:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    elif not target.parent.is_dir():
-        raise FileNotFoundError(f"no folder {str(target.parent)!r} to write {target.name!r} in")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-            # mkstemp makes the file 0600; give it the mode any other new file would get
-            os.fchmod(f.fileno(), _file_mode())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def save_record(record: GameRecord, path: str | os.PathLike[str]) -> None:

@@ -4,7 +4,7 @@
 tables (per pair, how each pair's games ended, the score matrix as first/second player,
 Elo ratings);
 :func:`write_csv`, :func:`write_markdown` and :func:`plot_heatmap` write them, each file
-atomically (:func:`jungle_agents.arena._records.atomic_write`).
+atomically (:func:`jungle_core.atomic_write`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from jungle_agents.arena._records import atomic_write
 from jungle_agents.arena._stats import TournamentResult
-from jungle_core import import_optional
+from jungle_core import atomic_write, import_optional
 
 __all__ = ["format_report", "pair_rows", "plot_heatmap", "write_csv", "write_markdown"]
 

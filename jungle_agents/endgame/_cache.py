@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import io
 import json
 import os
 import re
-import tempfile
 import warnings
 import zipfile
 import zlib
@@ -38,7 +38,7 @@ import attrs
 import numpy as np
 
 from jungle_agents.endgame import _solver
-from jungle_core import JungleError, Rules
+from jungle_core import JungleError, Rules, atomic_write
 from jungle_core.lowlevel import tables
 
 __all__ = [
@@ -180,18 +180,10 @@ def save(
         "sha256": _digest(win, loss),
     }
     encoded = np.frombuffer(json.dumps(header).encode(), np.uint8)
-    temporary = None
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, header=encoded, win_plies=win, loss_plies=loss)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as out:
-            np.savez_compressed(out, header=encoded, win_plies=win, loss_plies=loss)
-            out.flush()
-            os.fsync(out.fileno())
-            os.fchmod(out.fileno(), _file_mode())  # mkstemp's 0600: the mode of any new file
-        os.replace(temporary, path)
-        temporary = None
-        _sync_folder(path.parent)
+        atomic_write(path, buffer.getvalue())
     except OSError as error:
         if path.parent not in _warned:
             _warned.add(path.parent)
@@ -202,28 +194,4 @@ def save(
                 stacklevel=4,
             )
         return False
-    finally:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)
     return True
-
-
-def _file_mode() -> int:
-    """The mode ``open()`` gives a new file: 0o666 less the process's umask."""
-    umask = os.umask(0o022)  # reading the umask means setting it; put it straight back
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-def _sync_folder(folder: Path) -> None:
-    """Flush the rename itself to disk where the platform allows (not on Windows)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

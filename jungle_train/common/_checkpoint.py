@@ -37,7 +37,6 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -45,6 +44,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from jungle_core import atomic_write
 from jungle_train.common._config import config_diff
 from jungle_train.common._errors import CheckpointError
 
@@ -88,49 +88,6 @@ def _digest(meta: bytes, arrays: Mapping[str, np.ndarray[Any, Any]]) -> bytes:
         h.update(f"\x00{name}\x00{a.dtype.str}\x00{a.shape}\x00".encode())
         h.update(a.tobytes())
     return h.hexdigest().encode()
-
-
-def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically: a temporary file in the same folder,
-    flushed, fsynced, given the user's normal mode and renamed over ``path``. The folder
-    must exist.
-
-    >>> import tempfile, os
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     atomic_write(os.path.join(d, "x.txt"), b"hello")
-    ...     open(os.path.join(d, "x.txt"), "rb").read()
-    b'hello'
-    """
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    _fsync_folder(target.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make a rename in ``folder`` durable (where the system lets a folder be fsynced)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _temporaries(path: Path) -> list[Path]:
