@@ -10,17 +10,22 @@ failure names the first ply that differs. It pins behaviour across refactors (mo
 moved, code reorganised): a change that is meant to alter play (new weights, a retrained
 checkpoint, another tie-break) regenerates the file, from the list :func:`pins` holds::
 
-    python -m tests.test_behaviour_pinned --regenerate
+    python -m tests.test_behaviour_pinned --regenerate      # every game
+    python -m tests.test_behaviour_pinned --regenerate-jax  # the JAX games only
 
 Only specs that play the same moves run to run are pinned: no ``time=`` limit (a timed
 search stops where the clock says). ``azero`` searches with few simulations, and it and
 Minimax on the value network play short games, so that the file runs in seconds on one
-core. ``azero`` computes in floating point through XLA, whose results depend on how it
+core.
+
+``azero`` computes in floating point through XLA, whose rounding depends on how it
 compiles: on DARK (the DQN checkpoint as its prior) near-equal choices go the other way at
-another optimisation level. Its games were pinned, and replay, under :data:`XLA_FLAG`, the
-flag the root ``conftest.py`` sets for the test run (and :func:`main` for the
-regeneration); where ``XLA_FLAGS`` says otherwise they are skipped. On another machine
-(another CPU or accelerator) they may differ too.
+another optimisation level. Its games are pinned, and replayed, at XLA's default level,
+the one a user's program runs at, not the fast-compiling level the root ``conftest.py``
+sets for the test run: the test replays them in a child process
+(``--replay-jax``) whose ``XLA_FLAGS`` lack the level (:func:`default_level_env`), the
+rest of its environment inherited. On another machine (another CPU or accelerator) they
+may differ too.
 
 >>> pins()[0].players
 ('random', 'random')
@@ -31,8 +36,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +55,9 @@ from tests._requires import needs_jax
 DATA = Path(__file__).resolve().parent / "data" / "pinned_games.json"
 """The pinned games (written by :func:`regenerate`)."""
 
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository root, where the child process of :func:`replay_jax_games` starts."""
+
 MAX_PLIES = 200
 """The cap of a game without ``azero``: long enough for most games to end."""
 
@@ -60,15 +70,14 @@ AZERO = "azero:simulations=16"
 DQN checkpoint, CLASSIC's by the hand-made prior and value (no ``azero.npz`` ships)."""
 
 JAX_KINDS = frozenset({"azero"})
-"""Agent kinds that compute through JAX (a game with one needs JAX and :data:`XLA_FLAG`)."""
+"""Agent kinds that compute through JAX (a game with one is played at XLA's default
+optimisation level, in a child process of the test)."""
 
-XLA_FLAG = "--xla_backend_optimization_level=0"
-"""The XLA flag the games with JAX were pinned under (the one the test run sets)."""
+XLA_LEVEL = "--xla_backend_optimization_level"
+"""The XLA flag that :func:`default_level_env` removes from ``XLA_FLAGS``."""
 
-_PINNED_XLA = pytest.mark.skipif(
-    XLA_FLAG not in os.environ.get("XLA_FLAGS", "").split(),
-    reason=f"JAX's games were pinned under XLA_FLAGS={XLA_FLAG}",
-)
+REPLAY_TIMEOUT_S = 600
+"""How long the child process of :func:`replay_jax_games` may take (it takes seconds)."""
 
 
 @dataclass(frozen=True)
@@ -161,14 +170,47 @@ def pin_of(game: dict[str, Any]) -> Pin:
     return Pin(game["rules"], (a, b), game["seed"], game["max_plies"], game["deals"])
 
 
-def regenerate(path: Path = DATA) -> int:
-    """Play every game of :func:`pins` and write them to ``path`` (atomically); the count."""
-    games = []
-    for pin in pins():
-        games.append(entry(pin, play(pin)))
-        print(f"{pin.name}: {len(games[-1]['actions'])} plies, {games[-1]['reason']}")
-    lines = ",\n".join(json.dumps(game) for game in games)
-    text = '{"games": [\n' + lines + "\n]}\n"
+def is_jax_game(pin: Pin) -> bool:
+    """Whether one of ``pin``'s agents computes through JAX (:data:`JAX_KINDS`).
+
+    >>> is_jax_game(Pin("DARK", ("azero:simulations=16", "random"), 1, 60))
+    True
+    """
+    return any(spec.split(":")[0] in JAX_KINDS for spec in pin.players)
+
+
+def default_level_flags(flags: str) -> str:
+    """``flags`` (an ``XLA_FLAGS`` value) without any :data:`XLA_LEVEL` setting.
+
+    >>> default_level_flags("--a=1 --xla_backend_optimization_level=0 --b")
+    '--a=1 --b'
+    """
+    return " ".join(flag for flag in flags.split() if flag.split("=")[0] != XLA_LEVEL)
+
+
+def default_level_env(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` with :data:`XLA_LEVEL` removed from its ``XLA_FLAGS`` (the variable dropped
+    if nothing is left): XLA compiles at its default optimisation level.
+
+    >>> default_level_env({"XLA_FLAGS": "--xla_backend_optimization_level=0", "A": "1"})
+    {'A': '1'}
+    """
+    out = dict(env)
+    flags = default_level_flags(out.pop("XLA_FLAGS", ""))
+    if flags:
+        out["XLA_FLAGS"] = flags
+    return out
+
+
+def _use_default_level() -> None:
+    """Remove :data:`XLA_LEVEL` from this process's ``XLA_FLAGS`` (read when JAX starts its
+    backend, on the first computation, so before any game is played)."""
+    env = default_level_env(os.environ)
+    os.environ.pop("XLA_FLAGS", None)
+    os.environ.update(env)
+
+
+def _write_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
@@ -180,20 +222,66 @@ def regenerate(path: Path = DATA) -> int:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return len(games)
 
 
-def _load() -> list[dict[str, Any]]:
-    games = json.loads(DATA.read_text(encoding="utf-8"))["games"]
+def _games_text(games: list[dict[str, Any]]) -> str:
+    """The data file's text: one game a line."""
+    return '{"games": [\n' + ",\n".join(json.dumps(game) for game in games) + "\n]}\n"
+
+
+def play_all(selected: list[Pin], *, verbose: bool = False) -> list[dict[str, Any]]:
+    """The JSON entries of the ``selected`` games, played now."""
+    games = []
+    for pin in selected:
+        games.append(entry(pin, play(pin)))
+        if verbose:
+            print(f"{pin.name}: {len(games[-1]['actions'])} plies, {games[-1]['reason']}")
+    return games
+
+
+def regenerate(path: Path = DATA, *, jax_only: bool = False) -> int:
+    """Play the games of :func:`pins` and write them to ``path`` (atomically); the count
+    played. ``jax_only``: play only the JAX games (:func:`is_jax_game`) and keep the others
+    as ``path`` holds them. Call it with ``XLA_FLAGS`` free of :data:`XLA_LEVEL`."""
+    listed = pins()
+    if not jax_only:
+        games = play_all(listed, verbose=True)
+        _write_atomically(path, _games_text(games))
+        return len(games)
+    games = _load(path)
+    if [pin_of(game) for game in games] != listed:
+        raise SystemExit(f"{path} does not list the games of pins(): run --regenerate")
+    played = iter(play_all([pin for pin in listed if is_jax_game(pin)], verbose=True))
+    merged = [
+        next(played) if is_jax_game(pin) else game for pin, game in zip(listed, games, strict=True)
+    ]
+    _write_atomically(path, _games_text(merged))
+    return sum(is_jax_game(pin) for pin in listed)
+
+
+def _load(path: Path | None = None) -> list[dict[str, Any]]:
+    """The games ``path`` (by default :data:`DATA`) holds."""
+    games = json.loads((path or DATA).read_text(encoding="utf-8"))["games"]
     assert isinstance(games, list)
     return games
 
 
-def _param(game: dict[str, Any]) -> Any:
-    pin = pin_of(game)
-    kinds = {spec.split(":")[0] for spec in pin.players}
-    marks = [needs_jax, _PINNED_XLA] if kinds & JAX_KINDS else []
-    return pytest.param(game, id=pin.name, marks=marks)
+def replay_jax_games(out: Path) -> list[dict[str, Any]]:
+    """The JAX games of :func:`pins`, played now by a child process
+    (``python -m tests.test_behaviour_pinned --replay-jax OUT``) at XLA's default
+    optimisation level: its environment is this one's, through :func:`default_level_env`.
+    ``out`` is the file the child writes them to."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.test_behaviour_pinned", "--replay-jax", str(out)],
+        cwd=ROOT,
+        env=default_level_env(os.environ),
+        capture_output=True,
+        text=True,
+        timeout=REPLAY_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, f"the replay failed ({done.returncode}):\n{done.stderr[-4000:]}"
+    return _load(out)
 
 
 def first_difference(pinned: dict[str, Any], now: dict[str, Any]) -> str:
@@ -230,8 +318,13 @@ def test_the_file_pins_the_listed_games() -> None:
     assert [pin_of(game) for game in _load()] == pins()
 
 
-@pytest.mark.parametrize("game", [_param(game) for game in _load()] if DATA.exists() else [])
+def _in_process_games() -> list[dict[str, Any]]:
+    return [game for game in _load() if not is_jax_game(pin_of(game))] if DATA.exists() else []
+
+
+@pytest.mark.parametrize("game", [pytest.param(g, id=pin_of(g).name) for g in _in_process_games()])
 def test_pinned_game_plays_the_same(game: dict[str, Any]) -> None:
+    """A game without JAX, played again in this process."""
     pin = pin_of(game)
     now = entry(pin, play(pin))
     difference = first_difference(game, now)
@@ -239,16 +332,44 @@ def test_pinned_game_plays_the_same(game: dict[str, Any]) -> None:
     assert now == game
 
 
+@needs_jax
+def test_pinned_jax_games_play_the_same(tmp_path: Path) -> None:
+    """The JAX games, played again together in one child process at XLA's default level
+    (one process: JAX starts and compiles once); a failure names each game that differs
+    and its first differing ply."""
+    pinned = [game for game in _load() if is_jax_game(pin_of(game))]
+    now = replay_jax_games(tmp_path / "replayed.json")
+    assert [pin_of(game) for game in now] == [pin_of(game) for game in pinned]
+    differences = [
+        f"{pin_of(old).name} no longer plays as pinned: {first_difference(old, new)}"
+        for old, new in zip(pinned, now, strict=True)
+        if old != new
+    ]
+    assert not differences, "\n".join(differences)
+
+
+_USAGE = (
+    "usage: python -m tests.test_behaviour_pinned "
+    "(--regenerate | --regenerate-jax | --replay-jax OUT)"
+)
+
+
 def main(argv: list[str]) -> int:
-    """``--regenerate``: rewrite :data:`DATA` from :func:`pins` under the test run's
-    :data:`XLA_FLAG` (set before JAX is imported, unless ``XLA_FLAGS`` chooses a level)."""
-    if argv != ["--regenerate"]:
-        print("usage: python -m tests.test_behaviour_pinned --regenerate", file=sys.stderr)
+    """``--regenerate``: rewrite :data:`DATA` from :func:`pins`; ``--regenerate-jax``:
+    rewrite only its JAX games; ``--replay-jax OUT``: write the JAX games, played now, to
+    ``OUT`` (for :func:`replay_jax_games`). Each plays at XLA's default optimisation level
+    (:data:`XLA_LEVEL` removed from ``XLA_FLAGS`` before JAX computes)."""
+    _use_default_level()
+    if argv == ["--regenerate"]:
+        print(f"{regenerate()} games written to {DATA}")
+    elif argv == ["--regenerate-jax"]:
+        print(f"{regenerate(jax_only=True)} JAX games rewritten in {DATA}")
+    elif len(argv) == 2 and argv[0] == "--replay-jax":
+        games = play_all([pin for pin in pins() if is_jax_game(pin)])
+        _write_atomically(Path(argv[1]), _games_text(games))
+    else:
+        print(_USAGE, file=sys.stderr)
         return 2
-    flags = os.environ.get("XLA_FLAGS", "")
-    if "--xla_backend_optimization_level" not in flags:
-        os.environ["XLA_FLAGS"] = f"{flags} {XLA_FLAG}".strip()
-    print(f"{regenerate()} games written to {DATA}")
     return 0
 
 
