@@ -80,7 +80,7 @@ def modules_needing_jax(root: Path, scanned: tuple[str, ...] = SCANNED) -> list[
     ``__init__`` counts for each of its modules.
 
     >>> files = modules_needing_jax(Path(__file__).resolve().parent.parent)
-    >>> "jungle_train/dqn.py" in files, "jungle_train/tabular_q.py" in files
+    >>> "jungle_train/dqn/_learner.py" in files, "jungle_train/tabular/qlearn.py" in files
     (True, False)
     """
     files: dict[str, Path] = {}

@@ -137,7 +137,7 @@ def test_no_installed_dependency_of_every_extra_is_a_prerelease() -> None:
 
 def test_the_learned_agents_stay_entry_points() -> None:
     points = PROJECT["project"]["entry-points"]["jungle.agents"]
-    assert sorted(points) == ["approxq", "azero", "dqn", "qlearn", "value"]
+    assert sorted(points) == ["approxq", "azero", "dqn", "presets", "qlearn", "value"]
     for target in points.values():
         module, _, function = target.partition(":")
         assert callable(getattr(importlib.import_module(module), function))
