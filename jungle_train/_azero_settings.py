@@ -1,6 +1,6 @@
 """The AlphaZero agent's settings (:class:`AZeroSettings`): one field per spec parameter
 of ``azero``, its help, choices and checks declared on the field, so that the registry's
-parameters (:func:`jungle_train._registry.register_azero`) and the agent's canonical name
+parameters (:func:`jungle_agents.register_configured`) and the agent's canonical name
 (:meth:`AZeroSettings.name`) come from this one declaration.
 
 The strongest setting measured against minimax depth 3 (docs/results.md) is
@@ -11,6 +11,8 @@ measured no better were removed (experiments/azero-deleted-settings.md).
 from __future__ import annotations
 
 import attrs
+
+from jungle_agents import canonical_name
 
 __all__ = ["KIND", "PRIORS", "AZeroSettings"]
 
@@ -24,15 +26,6 @@ hand-made value alone, or (empty) the default choice
 
 ENDGAMES = (0, 2, 3, 4)
 """The sizes of the endgame tables the agent may consult (0: none)."""
-
-
-def _spec_text(value: object) -> str:
-    """A value as a spec writes it: a bool as ``0``/``1``, a float in ``g`` format."""
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
 
 
 @attrs.frozen
@@ -127,15 +120,10 @@ class AZeroSettings:
                 raise ValueError(f"{KIND}: {message}")
 
     def name(self) -> str:
-        """The canonical spec: the kind and the fields that differ from their defaults,
-        in declaration order.
+        """The canonical spec (:func:`jungle_agents.canonical_name`): the kind and the
+        fields that differ from their defaults, in declaration order.
 
         >>> AZeroSettings().name(), AZeroSettings(simulations=64, time=0.5).name()
         ('azero', 'azero:simulations=64,time=0.5')
         """
-        parts = [
-            f"{field.name}={_spec_text(getattr(self, field.name))}"
-            for field in attrs.fields(AZeroSettings)
-            if getattr(self, field.name) != field.default
-        ]
-        return f"{KIND}:{','.join(parts)}" if parts else KIND
+        return canonical_name(KIND, self)

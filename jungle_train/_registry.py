@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from jungle_agents import Param, params_of, register_agent, register_configured
+from jungle_agents import Param, params_of, register_configured
 
 __all__ = [
     "LearnedSettings",
@@ -114,48 +114,25 @@ def register_approxq() -> None:
 
 def register_azero() -> None:
     """Register ``azero``: an ``mctx`` search (the JAX core as the model) guided by an
-    AlphaZero checkpoint, a DQN checkpoint or the hand-made value; runs JAX, unlike the
-    agents above, so JAX is imported when an ``azero`` agent is built, not when the
-    registry loads. Its parameters are the fields of
-    :class:`~jungle_train._azero_settings.AZeroSettings` (a module without JAX, so that
-    listing the agents imports none), read here by a local derivation until
-    ``jungle_agents`` exports ``params_of``."""
-    import attrs
+    AlphaZero checkpoint, a DQN checkpoint or the hand-made value. Its parameters are the
+    fields of :class:`~jungle_train._azero_settings.AZeroSettings`, a module without JAX:
+    listing the agents imports none, and JAX is imported when an ``azero`` agent is built."""
+    from jungle_train._azero_settings import KIND, AZeroSettings
 
-    from jungle_train._azero_settings import AZeroSettings
-
-    kinds = (int, float, bool, str)
-    params = {}
-    for field in attrs.fields(attrs.resolve_types(AZeroSettings)):
-        kind = field.type
-        if (
-            not isinstance(kind, type)
-            or kind not in kinds
-            or (not isinstance(field.default, int | float | str))
-        ):
-            raise TypeError(f"AZeroSettings.{field.name}: not a spec parameter")
-        params[field.name] = Param(
-            kind,
-            field.default,
-            field.metadata["help"],
-            tuple(field.metadata.get("choices", ())),
-        )
-    register_agent(
-        "azero",
+    register_configured(
+        KIND,
+        AZeroSettings,
         _make_azero,
-        params,
         "AlphaZero: mctx search with the true rules as the model, guided by a network (JAX)",
         replace=True,
     )
 
 
-def _make_azero(rules: Any, **params: Any) -> Any:
-    """Build an :class:`~jungle_train.azero._agent.AZeroAgent` from its settings
-    (imports JAX; where the ``train`` extra is not installed,
-    :class:`jungle_core.MissingExtraError` naming it, which
-    :func:`~jungle_agents.make_agent` reports as an ``AgentSpecError``)."""
-    from jungle_train._azero_settings import AZeroSettings
+def _make_azero(rules: Any, settings: Any) -> Any:
+    """Build an :class:`~jungle_train.azero.AZeroAgent` from its settings (imports JAX;
+    where the ``train`` extra is not installed, :class:`jungle_core.MissingExtraError`
+    naming it, which :func:`~jungle_agents.make_agent` reports as an ``AgentSpecError``)."""
     from jungle_train.common import import_train_module
 
-    agent = import_train_module("jungle_train.azero._agent", "the agent 'azero'").AZeroAgent
-    return agent(rules, AZeroSettings(**params))
+    agent = import_train_module("jungle_train.azero", "the agent 'azero'").AZeroAgent
+    return agent(rules, settings)
