@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 import attrs
 import numpy as np
 
-from jungle_agents._fields import build_config, canonical_name, config_fields, spec_text
+from jungle_agents._fields import build_config, canonical_name, config_fields
 from jungle_core import JungleError, Rules, State
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "agent_kinds",
     "canonical_name",
     "describe_agents",
+    "expand_preset",
     "kind_help",
     "kind_params",
     "load_plugins",
@@ -475,14 +476,28 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, params
 
 
-def _resolve(spec: str) -> tuple[_Kind, dict[str, ParamValue]]:
-    """The kind a spec names and every parameter's value (given or default)."""
+def expand_preset(spec: str) -> tuple[str, dict[str, str]]:
+    """The kind and parameters a spec stands for (:func:`parse_spec`), a preset's name
+    replaced by its spec, whose parameters the spec's own override.
+
+    >>> expand_preset("minimax-strong:time=1")
+    ('minimax', {'time': '1', 'depth': '30', 'quiescence': '1'})
+    >>> expand_preset("minimax:depth=2")
+    ('minimax', {'depth': '2'})
+    """
     name, raw = parse_spec(spec)
     load_plugins()
     preset = _PRESETS.get(name)
-    if preset is not None:  # the preset's spec, its parameters overridden by the spec's
-        name, base = parse_spec(preset.spec)
-        raw = {**base, **raw}
+    if preset is None:
+        return name, raw
+    kind, base = parse_spec(preset.spec)
+    return kind, {**base, **raw}
+
+
+def _resolve(spec: str) -> tuple[_Kind, dict[str, ParamValue]]:
+    """The kind a spec names (or its preset stands for) and every parameter's value
+    (given or default)."""
+    name, raw = expand_preset(spec)
     kind = _REGISTRY.get(name)
     if kind is None:
         raise AgentSpecError(
@@ -541,14 +556,3 @@ def make_agent(spec: str, rules: Rules) -> Agent:
     """
     kind, values = _resolve(spec)
     return kind.build(rules, values, spec)
-
-
-def canonical_spec(name: str, values: Mapping[str, ParamValue], params: Mapping[str, Param]) -> str:
-    """The spec string naming only the parameters that differ from their defaults."""
-    parts = []
-    for key, value in values.items():
-        param = params.get(key)
-        if param is not None and value == param.default:
-            continue
-        parts.append(f"{key}={spec_text(value)}")
-    return f"{name}:{','.join(parts)}" if parts else name

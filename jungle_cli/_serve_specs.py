@@ -22,6 +22,12 @@ bounds, and nothing that reaches outside the server's shipped data:
 >>> policy = SpecPolicy()
 >>> policy.check("minimax:depth=2")
 'minimax:depth=2'
+>>> policy.check("azero-fast")  # a preset is checked as the spec it stands for
+'azero:simulations=1024'
+>>> policy.check("azero-strong")
+Traceback (most recent call last):
+...
+jungle_cli._views.BadRequestError: azero:endgame=4 is out of range: this server accepts 0..3
 >>> policy.check("dqn:path=/etc/shadow")
 Traceback (most recent call last):
 ...
@@ -33,7 +39,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from jungle_agents import MAX_DEPTH, AgentSpecError, check_spec, kind_params, parse_spec
+from jungle_agents import (
+    MAX_DEPTH,
+    AgentSpecError,
+    check_spec,
+    expand_preset,
+    kind_params,
+    parse_spec,
+)
 from jungle_cli._views import BadRequestError
 
 __all__ = ["RANGES", "SPEC_LIMIT", "SpecPolicy"]
@@ -85,7 +98,7 @@ class SpecPolicy:
             raise BadRequestError(f"an agent spec is a text of at most {SPEC_LIMIT} characters")
         try:
             check_spec(spec)
-            name, raw = parse_spec(spec)
+            name, raw = expand_preset(spec)  # a preset is checked as the spec it stands for
             params = kind_params(name)
         except AgentSpecError as error:
             raise BadRequestError(str(error)) from None
