@@ -253,7 +253,7 @@ GPU_CONFIG = Config(
 )
 """For one GPU: 1,024 games, 64 simulations, 64 channels × 6 layers; the hand-made value
 annealed away to 0, so the final agent is the network alone. Run once, for 104 s on one
-H200 (``CONFIG=gpu bash benchmarks/device_teacher.sh``): the first 262,144 decisions,
+H200 (``CONFIG=gpu bash experiments/device_teacher.sh``): the first 262,144 decisions,
 compilation included, in 60.5 s, every one of the 1,098 finished games drawn."""
 
 CLASSIC_CPU_CONFIG = dataclasses.replace(
@@ -293,7 +293,7 @@ TEACHER_GPU_CONFIG = dataclasses.replace(
 one batch, 64 simulations, a 64-channel × 6-layer student, two passes over each
 round's 262,144 positions; moves drawn ∝ visits for the first 16 plies only, so that the
 games, and the results the value learns, are those of the agent's own careful play.
-Measured on one H200 (``benchmarks/device_teacher.sh``, 264 s): 22 rounds, 5.77 million
+Measured on one H200 (``experiments/device_teacher.sh``, 264 s): 22 rounds, 5.77 million
 decisions, about 22,800 a second (self-play and updates) after the first round; the
 student's value predicted the results of the recorded games against minimax depth 3
 better than the shipped value network's but, while pieces are face down, worse than the

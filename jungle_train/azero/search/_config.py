@@ -132,7 +132,7 @@ class SearchConfig:
     compact: bool = True
     """Store the tree's positions as :class:`~jungle_train.azero.search._slots.PackedState`
     (and, with ``afterstate="parent"``, one value a node): the same search, in less time on a CPU.
-    False keeps them as they are (the reference of ``benchmarks/azero_speed.py``)."""
+    False keeps them as they are (the reference of ``experiments/azero_speed.py``)."""
     rng: str = "auto"
     """The key mctx draws with: ``"rbg"`` (:func:`~jungle_train.azero.search._mctx_fast.search_key`:
     mctx's per-level tie-break noise is cheaper with it, 1.10 s → 0.53 s for a one-game
@@ -148,7 +148,7 @@ class SearchConfig:
     or ``"auto"``: sequential when JAX's default backend is the CPU. On this CPU one
     game at a time stays faster: 16 DARK games in slots at 256 simulations took 0.75 s
     vectorized and 0.32–0.39 s sequential with a batched backward pass (1.34 s
-    vectorized with mctx's own, which the search now uses; ``benchmarks/azero_speed.py``).
+    vectorized with mctx's own, which the search now uses; ``experiments/azero_speed.py``).
     A batch of one is always searched as it is."""
 
     def __post_init__(self) -> None:

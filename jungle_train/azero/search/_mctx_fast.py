@@ -5,7 +5,7 @@
 - :func:`search_key`: an ``rbg`` key for mctx's per-level tie-break noise;
 - :func:`one_game_at_a_time`: a batch searched game by game under ``lax.map``.
 
-Each was measured with ``benchmarks/azero_speed.py`` (experiments/readme-azero.md).
+Each was measured with ``experiments/azero_speed.py`` (experiments/readme-azero.md).
 mctx's own backward pass and root noise are used as they are: the search calls only
 mctx's public policies and never replaces anything inside mctx's modules.
 """

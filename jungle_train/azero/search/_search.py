@@ -63,7 +63,7 @@ than that on a CPU, for one game at a time, and are kept small here:
   plays and self-play searches) a node's action axis holds only its legal actions, at most
   :data:`DARK_SLOTS` or :data:`CLASSIC_SLOTS` of them, 2.5–2.8 times faster.
 
-``benchmarks/azero_speed.py`` measures the three against the plain search
+``experiments/azero_speed.py`` measures the three against the plain search
 (experiments/readme-azero.md: ×4.9 at 1,024 simulations, ×5.6 at 2,048, one DARK game;
 the first two ×1.66 and ×1.81).
 
