@@ -145,10 +145,12 @@ LEARNERS = {
         "AlphaZero: self-play with mctx search, the true rules as the model",
         "AlphaZero: self-play games searched with mctx, the JAX core stepping the true rules "
         "inside the tree (chance nodes for the face-down pieces in DARK), a network giving "
-        "the prior and the value. The classic-cpu config trains on CLASSIC. " + _JAX_NOTE,
-        ("cpu", "gpu", "tiny", "classic-cpu", "teacher-cpu", "teacher-gpu"),
+        "the prior and the value; the measured runs' configs (CLASSIC among them) are TOML "
+        "files in experiments/configs/. " + _JAX_NOTE,
+        ("default", "tiny"),
         (
-            "jungle train azero --config teacher-cpu --out runs/azero-teacher --eval-games 0",
+            "jungle train azero --config experiments/configs/azero-teacher-cpu.toml "
+            "--out runs/azero-teacher --eval-games 0",
             "jungle train azero --config tiny --out runs/azero-tiny",
         ),
     ),

@@ -5,6 +5,7 @@ budgets)."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -13,11 +14,18 @@ import numpy as np
 import pytest
 
 from jungle_core import CLASSIC, DARK, legal_actions, new_game
-from jungle_train import azero
+from jungle_train import azero, resolve_config
 from jungle_train.azero._agent import AZeroAgent, AZeroSettings
 from jungle_train.common._errors import CheckpointError
 from jungle_train.common._run import run_training
 from tests._azero import TINY
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# the measured CLASSIC run's config, read as `jungle train azero --config FILE` reads it
+CLASSIC_RUN = resolve_config(
+    "azero", str(ROOT / "experiments/configs/azero-classic-cpu.toml"), None
+)
 
 
 def test_value_targets_equal_a_plain_loop() -> None:
@@ -103,7 +111,7 @@ def test_teacher_config_is_checked() -> None:
     with pytest.raises(ValueError, match="teacher"):
         dataclasses.replace(TINY, teacher="shipped")  # policy_target=completed_q
     with pytest.raises(ValueError, match="teacher"):
-        dataclasses.replace(azero.CLASSIC_CPU_CONFIG, teacher="shipped", policy_target="visits")
+        dataclasses.replace(CLASSIC_RUN, teacher="shipped", policy_target="visits")
     with pytest.raises(CheckpointError):
         azero._Parts(dataclasses.replace(TINY, policy_target="visits", teacher="missing.npz"))
 

@@ -37,7 +37,8 @@ nothing else (``heuristic_prior=(0, 0)``, ``material_value=0``), short DARK runs
 the reveals neither side ever attacked, every self-play game ran into the 100-ply
 no-removal draw, every value target was 0, and the policy's cross-entropy fell below 1
 (a fixed shuffle). The network never sees a capture pay, so it never plays one. Two
-switches break that loop, each off by default and on in :data:`CPU_CONFIG`:
+switches break that loop, each off by default and on in the measured CPU run
+(``experiments/configs/azero-cpu.toml``):
 
 - ``material_value``: a drawn game's value target is the final material balance (times
   the weight) instead of 0, and a position whose game has not ended within the window
@@ -53,13 +54,13 @@ switches break that loop, each off by default and on in :data:`CPU_CONFIG`:
 Both are departures from AlphaZero (which learns from results alone), taken for a
 20-minute CPU budget; the search's own rewards and discounts stay the game's.
 
-**Configs.** :data:`TINY_CONFIG` is for tests (a few seconds of compute, untrained
-afterwards); :data:`CPU_CONFIG` is the measured run (23 minutes on the shared 2-core
-CPU; its agent did not beat random, so no checkpoint ships); :data:`GPU_CONFIG` is
-sized for one GPU (more games, simulations and a wider network; not run here);
-:data:`TEACHER_CPU_CONFIG` learns from the DQN-guided search's self-play instead of its
-own (:attr:`Config.teacher`; measured in the README).
-``jungle train azero --config cpu|gpu|tiny|classic-cpu|teacher-cpu|teacher-gpu``.
+**Configs.** ``default`` is plain AlphaZero (the class's defaults) and ``tiny`` is for
+tests (a few seconds of compute, untrained afterwards): ``jungle train azero --config
+default|tiny``. The measured runs are TOML files in ``experiments/configs/`` (pass the
+file as ``--config``): ``azero-cpu.toml`` (23 minutes on the shared 2-core CPU; its agent
+did not beat random, so no checkpoint ships), ``azero-gpu.toml``,
+``azero-classic-cpu.toml`` and the DQN-guided teacher, ``azero-teacher-cpu.toml`` and
+``azero-teacher-gpu.toml`` (:attr:`Config.teacher`).
 
 **Devices.** As the DQN's, the batch of games is sharded over every device of every
 process (:class:`jungle_train.common.GameSharding`); across processes, process 0 alone
@@ -86,13 +87,8 @@ from jungle_train.azero._agent import (
     params_from_arrays,
 )
 from jungle_train.azero._config import (
-    CLASSIC_CPU_CONFIG,
     CONFIGS,
-    CPU_CONFIG,
-    GPU_CONFIG,
     KIND,
-    TEACHER_CPU_CONFIG,
-    TEACHER_GPU_CONFIG,
     TINY_CONFIG,
     Config,
 )
@@ -115,15 +111,10 @@ from jungle_train.common import LOSS, TRAIN_SCORE, GameSharding
 from jungle_train.jitted import JaxRoundTrainer, uniform_legal
 
 __all__ = [
-    "CLASSIC_CPU_CONFIG",
     "CONFIGS",
-    "CPU_CONFIG",
-    "GPU_CONFIG",
     "KIND",
     "PIECE_VALUES",
     "POTENTIAL_WEIGHT",
-    "TEACHER_CPU_CONFIG",
-    "TEACHER_GPU_CONFIG",
     "TINY_CONFIG",
     "AZeroTrainer",
     "Config",

@@ -14,13 +14,8 @@ from jungle_train.azero.search import SearchConfig
 from jungle_train.common import RoundSchedule
 
 __all__ = [
-    "CLASSIC_CPU_CONFIG",
     "CONFIGS",
-    "CPU_CONFIG",
-    "GPU_CONFIG",
     "KIND",
-    "TEACHER_CPU_CONFIG",
-    "TEACHER_GPU_CONFIG",
     "TINY_CONFIG",
     "Config",
 ]
@@ -31,7 +26,7 @@ KIND = "azero"
 @dataclasses.dataclass(frozen=True)
 class Config(RoundSchedule):
     """An AlphaZero run. The defaults are plain AlphaZero on DARK (no hand-made value,
-    results-only targets); :data:`CPU_CONFIG` is the measured CPU run."""
+    results-only targets); ``experiments/configs/azero-cpu.toml`` is the measured CPU run."""
 
     rules: str = "dark"
     """``"dark"`` (Stochastic MuZero search) or ``"classic"`` (Gumbel MuZero)."""
@@ -68,7 +63,7 @@ class Config(RoundSchedule):
     CLASSIC's search gives its own (rescaled) version."""
     rescale_q: bool = False
     """DARK with ``completed_q``: rescale the completed Q-values to [0, 1] per position,
-    as Gumbel MuZero does (True in :data:`CPU_CONFIG`, the code of the measured run)."""
+    as Gumbel MuZero does (true in the measured CPU run, ``experiments/configs/azero-cpu.toml``)."""
     gumbel_scale: float = 1.0
     """CLASSIC: Gumbel noise at the root in self-play."""
     max_considered: int = 16
@@ -78,8 +73,8 @@ class Config(RoundSchedule):
     or ``"auto"`` (sequential on a CPU, vectorized elsewhere;
     :attr:`jungle_train.azero.search._config.SearchConfig.batching`): each game is searched the
     same way either way, only the random draws differ. On this CPU, sequential made the
-    :data:`CPU_CONFIG` run 1.7× faster (415 against 243 decisions a second) and the
-    :data:`TEACHER_CPU_CONFIG` one 3.3× (208 against 64)."""
+    measured CPU run 1.7× faster (415 against 243 decisions a second) and the
+    teacher one 3.3× (208 against 64; experiments/configs/)."""
     slots: bool = True
     """Search in slots (:attr:`jungle_train.azero.search._config.SearchConfig.slots`): each
     node's action axis holds its legal actions (at most 40 in DARK, 32 in CLASSIC)
@@ -217,98 +212,8 @@ TINY_CONFIG = Config(
 """For tests: 4 rounds of 4 games × 4 decisions, 4 simulations, a 4-channel network,
 every optional part switched on (two games against a random side)."""
 
-CPU_CONFIG = Config(
-    total_steps=250_000,
-    num_envs=64,
-    rollout_length=64,
-    simulations=24,
-    channels=32,
-    conv_layers=2,
-    sample_plies=40,
-    policy_target="completed_q",
-    rescale_q=True,
-    heuristic_prior=(1.0, 0.5),
-    material_value=1.0,
-)
-"""The config of the measured CPU run (experiments/readme-azero.md): 64 games, 24
-simulations, 32 channels × 2 layers, the hand-made value mixed into the search from
-weight 1 down to 0.5, and material in the value targets; 253,952 decisions took 22.9
-minutes on the shared 2-core CPU (~186 a second), searching the full action axis (before
-:attr:`Config.slots`, which about doubles the decisions a second of this config). Its
-agent did not beat random (2-37-1), so no checkpoint ships."""
-
-GPU_CONFIG = Config(
-    total_steps=20_000_000,
-    sample_plies=40,
-    policy_target="completed_q",
-    heuristic_prior=(1.0, 0.0),
-    material_value=1.0,
-    num_envs=1024,
-    rollout_length=64,
-    simulations=64,
-    channels=64,
-    conv_layers=6,
-    batch_size=1024,
-    updates_per_round=64,
-)
-"""For one GPU: 1,024 games, 64 simulations, 64 channels × 6 layers; the hand-made value
-annealed away to 0, so the final agent is the network alone. Run once, for 104 s on one
-H200 (``CONFIG=gpu bash experiments/device_teacher.sh``): the first 262,144 decisions,
-compilation included, in 60.5 s, every one of the 1,098 finished games drawn."""
-
-CLASSIC_CPU_CONFIG = dataclasses.replace(
-    CPU_CONFIG, rules="classic", simulations=16, heuristic_prior=(0.0, 0.0), material_value=0.0
-)
-"""CLASSIC on a CPU: Gumbel MuZero (16 simulations); no hand-made value (DARK's
-heuristic knows nothing of dens), results only."""
-
-TEACHER_CPU_CONFIG = dataclasses.replace(
-    CPU_CONFIG,
-    total_steps=400_000,
-    simulations=64,
-    conv_layers=3,
-    policy_target="visits",
-    rescale_q=False,
-    afterstate="parent",
-    heuristic_prior=(1.0, 1.0),
-    updates_per_round=32,
-    teacher="shipped",
-)
-"""DARK on a CPU with the shipped DQN's search as the teacher (:attr:`Config.teacher`):
-64 games, 64 simulations of the agent's own search (hand-made leaf values), a
-32-channel × 3-layer student learning its visits and the games' results (material for
-draws), two passes over each position."""
-
-TEACHER_GPU_CONFIG = dataclasses.replace(
-    TEACHER_CPU_CONFIG,
-    total_steps=20_000_000,
-    num_envs=4096,
-    sample_plies=16,
-    channels=64,
-    conv_layers=6,
-    batch_size=1024,
-    updates_per_round=512,
-)
-"""DARK on one GPU with the shipped DQN's search as the teacher: 4,096 games searched as
-one batch, 64 simulations, a 64-channel × 6-layer student, two passes over each
-round's 262,144 positions; moves drawn ∝ visits for the first 16 plies only, so that the
-games, and the results the value learns, are those of the agent's own careful play.
-Measured on one H200 (``experiments/device_teacher.sh``, 264 s): 22 rounds, 5.77 million
-decisions, about 22,800 a second (self-play and updates) after the first round; the
-student's value predicted the results of the recorded games against minimax depth 3
-better than the shipped value network's but, while pieces are face down, worse than the
-hand-made value (experiments/readme-azero.md, "On one GPU"). A second run (458 s, 9.96
-million decisions; its table is in docs/results.md) moved that correlation by +0.012 in
-the chance phase, still below the hand-made value. The first
-try (an H100) finished no round in 530 s: mctx's root noise is drawn one element after
-another with an ``rbg`` key (:attr:`~jungle_train.azero.search.SearchConfig.rng`)."""
-
-CONFIGS = {
-    "cpu": CPU_CONFIG,
-    "teacher-cpu": TEACHER_CPU_CONFIG,
-    "teacher-gpu": TEACHER_GPU_CONFIG,
-    "gpu": GPU_CONFIG,
-    "tiny": TINY_CONFIG,
-    "classic-cpu": CLASSIC_CPU_CONFIG,
-}
-"""Named configs for ``jungle train azero --config NAME``."""
+CONFIGS = {"default": Config(), "tiny": TINY_CONFIG}
+"""Named configs for ``jungle train azero --config NAME``: plain AlphaZero (the class's
+defaults) and the test config. The measured runs' configs (the CPU run that did not beat
+random, the GPU run that drew every game, CLASSIC, and the DQN-guided teacher on a CPU
+and a GPU) are TOML files in ``experiments/configs/`` with what each measured."""

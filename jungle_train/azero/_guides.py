@@ -46,7 +46,10 @@ RULES = {"dark": DARK, "classic": CLASSIC}
 """The rule sets an AlphaZero config may name."""
 
 _SHIPPED = {"dark": "azero.npz", "classic": "azero_classic.npz"}
-_MAKE = {"dark": "--config cpu", "classic": "--config classic-cpu"}
+_MAKE = {
+    "dark": "--config experiments/configs/azero-cpu.toml",
+    "classic": "--config experiments/configs/azero-classic-cpu.toml",
+}
 
 
 def build_network(rules: Rules, channels: int, conv_layers: int) -> PolicyValueNetwork:
