@@ -70,11 +70,7 @@ def piece_counts(state: State) -> tuple[int, int]:
     >>> piece_counts(from_fen("8/8/8/8/8/8/Ew6 0 0 0 - -"))
     (1, 1)
     """
-    counts = [(state.face_down_mask & 0xFF).bit_count(), (state.face_down_mask >> 8).bit_count()]
-    for code in state.board:
-        if 0 < code < HIDDEN:
-            counts[(code - 1) >> 3] += 1
-    return counts[0], counts[1]
+    return (state.in_play & 0xFF).bit_count(), (state.in_play >> 8).bit_count()
 
 
 def _battles(state: State, seat: int) -> tuple[int, int, list[list[int]]]:
