@@ -4,7 +4,7 @@ bodies and agent specs with extreme numbers get a 4xx answer with a message (or 
 
 In process, through Starlette's TestClient (no socket): the server's own handling of each
 request is what is tested; its connection limits have tests of their own
-(``tests/test_serve_hardening.py``).
+(``tests/cli/test_serve_hardening.py``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Fixtures shared by the test modules under ``tests/``: the DQN trainer's tiny run,
-compiled and trained once per module that asks for it (``tests/test_dqn_learning.py``,
-``tests/test_dqn_runs.py``)."""
+compiled and trained once per module that asks for it (``tests/train/test_dqn_learning.py``,
+``tests/train/test_dqn_runs.py``)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ only): what needs no JAX works, what does says so, naming the extra ``train``.
 
 These tests play that install on CPython: a child process whose import system refuses every
 package of :data:`~jungle_train.common._errors.JAX_LIBRARIES`. ``make test-pypy`` runs the rest of
-the suite under a real PyPy; tests/test_extras.py refuses matplotlib as well.
+the suite under a real PyPy; tests/core/test_extras.py refuses matplotlib as well.
 """
 
 from __future__ import annotations

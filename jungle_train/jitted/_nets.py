@@ -7,7 +7,7 @@
   ``jungle train value`` (its numpy twin: :mod:`jungle_train.players._vnet`).
 
 Their numpy twins, for play without JAX, are in :mod:`jungle_train.players._numpy`
-(``network_numpy``, ``conv_numpy``); ``tests/test_dqn_learning.py`` checks they agree.
+(``network_numpy``, ``conv_numpy``); ``tests/train/test_dqn_learning.py`` checks they agree.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ a whole DARK step of the JAX core (measured in ``benchmarks/train_speed.py``). T
 choices here draw *one* 32-bit word per game with ``jax.random.bits`` and spread it over
 the actions with an integer hash (lowbias32 of the word and the action index): the
 legal action with the highest hashed priority is uniform among the legal actions up to
-the hash's quality (tested with a chi-square test in ``tests/test_dqn_learning.py``).
+the hash's quality (tested with a chi-square test in ``tests/train/test_dqn_learning.py``).
 
 >>> import jax, jax.numpy as jnp
 >>> mask = jnp.array([[False, True, False, True]])

@@ -30,7 +30,7 @@ a piece face up is a chance node; the chance outcomes are the 16 piece identitie
   to the other player negates it (a zero-sum game), and a finished game's value (0) and
   anything below it is cut off. Under every rule set of this library each legal action
   passes the turn (a DARK bump into one's own face-down piece included), so the +1 case
-  is a guard, not a path; ``tests/test_azero_search.py`` checks the signs in both seats.
+  is a guard, not a path; ``tests/train/test_azero_search.py`` checks the signs in both seats.
 
 mctx calls *both* recurrent functions on every expansion (it selects the output by the
 node's kind afterwards), so each one is given indices it does not expect: the decision

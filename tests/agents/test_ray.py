@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("ray") is None, reason="the ray extra is not installed"
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = "tests._pool_agents"
 
 

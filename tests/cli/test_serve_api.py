@@ -23,7 +23,7 @@ from jungle_cli._games import DEFAULT_HINT, ServedGame
 from jungle_cli._serve import make_app
 from jungle_cli._views import parse_record_text
 
-STATIC = Path(__file__).resolve().parent.parent / "jungle_cli" / "static"
+STATIC = Path(__file__).resolve().parents[2] / "jungle_cli" / "static"
 
 
 def local(app: Any) -> TestClient:

@@ -35,7 +35,7 @@ from jungle_cli._serve import make_app  # noqa: E402
 from tests._live import live_server  # noqa: E402
 
 LOCAL = "http://127.0.0.1"
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from jungle_agents.arena import load_games
 from jungle_core import JungleError, MissingExtraError, import_optional
 from jungle_core._extras import EXTRA_OF, INSTALLS_TOO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 REFUSED = ("jax", "jaxlib", "flax", "optax", "flashbax", "mctx", "matplotlib")
 """What the children's imports refuse: the packages of the extras jax, train and plot."""

@@ -20,7 +20,7 @@ from jungle_train.common._errors import CheckpointError
 from jungle_train.common._run import run_training
 from tests._azero import TINY
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # the measured CLASSIC run's config, read as `jungle train azero --config FILE` reads it
 CLASSIC_RUN = resolve_config(

@@ -1,0 +1,1 @@
+"""Tests of jungle_train."""
