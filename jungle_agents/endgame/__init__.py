@@ -88,8 +88,6 @@ PERSIST_FROM = 3
 """Tables of at least this many pieces are kept on disk (two-piece ones solve in
 milliseconds: a file would cost as much as it saves)."""
 
-_Material = Material
-
 
 @attrs.frozen
 class Probe:
@@ -112,7 +110,7 @@ class _Table:
     placement (``index = Σ square_i · squares**(k-1-i)`` over the material's codes in
     ascending order)."""
 
-    material: _Material
+    material: Material
     win_plies: np.ndarray
     loss_plies: np.ndarray
 
@@ -128,7 +126,7 @@ def supported(rules: Rules) -> bool:
     return rules.variant == "dark" and rules.repetition == "none" and not rules.ply_limit
 
 
-def material_of(state: State) -> _Material | None:
+def material_of(state: State) -> Material | None:
     """The codes of the pieces in play in ascending order, or None while any piece is face
     down.
 
@@ -272,7 +270,7 @@ class EndgameTables:
         removal = child.plies_since_removal == 0
         return Probe(-reply.result, 1 if removal else 1 + reply.plies)
 
-    def _fresh(self, rules: Rules, material: _Material) -> np.ndarray:
+    def _fresh(self, rules: Rules, material: Material) -> np.ndarray:
         """``int8[2, squares**k]``: the result for the side to move of each placement with
         the no-removal count at 0."""
         table = self._solve(rules, material)
@@ -282,7 +280,7 @@ class EndgameTables:
         result[table.win_plies <= limit] = 1
         return result
 
-    def _solve_uncached(self, rules: Rules, material: _Material) -> _Table:
+    def _solve_uncached(self, rules: Rules, material: Material) -> _Table:
         """The table of one material: read from the disk cache where it is there, else
         solved (:func:`jungle_agents.endgame._solver.solve`, its smaller materials
         through this cache) and written there."""
@@ -311,7 +309,7 @@ class EndgameTables:
         return _Table(material, win, loss)
 
 
-def _index(state: State, material: _Material) -> int:
+def _index(state: State, material: Material) -> int:
     n = state.rules.rows * state.rules.cols
     where = {code: sq for sq, code in enumerate(state.board) if code}
     index = 0
