@@ -24,7 +24,7 @@ from jungle_train.common._distributed import (
 )
 from jungle_train.common._errors import CheckpointError, ConfigError, import_train_module
 from jungle_train.common._metrics import COMPILE_S, LOSS, SCORE, TRAIN_SCORE
-from jungle_train.common._opponents import parse_mix
+from jungle_train.common._opponents import parse_mix, parse_weights
 from jungle_train.common._run import Trainer, evaluate, run_training
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "load_checkpoint",
     "load_config",
     "parse_mix",
+    "parse_weights",
     "place_like",
     "process_count",
     "run_training",

@@ -8,6 +8,7 @@ the flax networks. Importing this package imports JAX (the ``train`` extra).
 
 from jungle_train.jitted._board import potential, present, removed_ranks
 from jungle_train.jitted._greedy import JaxGreedy
+from jungle_train.jitted._lookahead import JaxLookahead
 from jungle_train.jitted._nets import ConvQNetwork, QNetwork, ShiftConv, ValueNetwork
 from jungle_train.jitted._sampling import best_action, coin, hash_words, uniform_legal
 from jungle_train.jitted._starts import random_endgame
@@ -16,6 +17,7 @@ from jungle_train.jitted._trainer import JaxRoundTrainer
 __all__ = [
     "ConvQNetwork",
     "JaxGreedy",
+    "JaxLookahead",
     "JaxRoundTrainer",
     "QNetwork",
     "ShiftConv",
