@@ -109,8 +109,10 @@ LEARNERS = {
         "A deep Q-network for DARK: thousands of games played at once on the JAX core, "
         "their transitions in a prioritised replay, double-DQN n-step updates, the whole "
         "loop compiled. The cpu config is the shipped agent's run (about 30 minutes on two "
-        "cores); gpu plays 16 times the games on one GPU. " + _JAX_NOTE,
-        ("cpu", "spec", "gpu"),
+        "cores); league trains the same learner in a league of random, Greedy, a one-ply "
+        "look-ahead and the network's own snapshots (under an hour on two cores); gpu plays "
+        "16 times the cpu config's games on one GPU. " + _JAX_NOTE,
+        ("cpu", "league", "spec", "gpu"),
         (
             "jungle train dqn --config cpu --out runs/dqn",
             "jungle train dqn --config gpu --steps 100000000 --out runs/dqn-gpu",

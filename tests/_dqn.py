@@ -26,3 +26,14 @@ TINY = dqn.Config(
 
 # without Greedy opponents the program is much smaller, so it compiles much faster
 LIGHT = dataclasses.replace(TINY, opponents="random=3,self=1", dropout=0.2)
+
+LEAGUE = dataclasses.replace(
+    LIGHT,
+    opponents="random=1,league=1",
+    pool_size=2,
+    self_play_period=2,
+    phase1_epsilon=(0.0, 0.0),
+    phase2_epsilon=(0.0, 0.0),
+)
+"""Half the games in the league, a pool of two snapshots taken every second update,
+and no exploration (so that every decision is the network's own)."""

@@ -54,7 +54,16 @@ of a batch sampled across the shards. Across processes, call
 0 alone writes the checkpoints.
 """
 
-from jungle_train.dqn._config import CONFIGS, CPU_CONFIG, GPU_CONFIG, KIND, SPEC_CONFIG, Config
+from jungle_train.dqn._config import (
+    CONFIGS,
+    CPU_CONFIG,
+    GPU_CONFIG,
+    KIND,
+    LEAGUE_CONFIG,
+    OPPONENT_KINDS,
+    SPEC_CONFIG,
+    Config,
+)
 from jungle_train.dqn._learner import double_q_loss
 from jungle_train.dqn._observe import battle_planes, enemy_fields, make_network, observe
 from jungle_train.dqn._replay import Position, Transition
@@ -67,6 +76,8 @@ __all__ = [
     "CPU_CONFIG",
     "GPU_CONFIG",
     "KIND",
+    "LEAGUE_CONFIG",
+    "OPPONENT_KINDS",
     "SPEC_CONFIG",
     "Config",
     "ConvQNetwork",

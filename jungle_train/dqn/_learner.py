@@ -24,6 +24,7 @@ import optax
 from jungle_core import DARK, Rules
 from jungle_train.common import LOSS
 from jungle_train.dqn._config import Config
+from jungle_train.dqn._league import add_snapshot, draw_members, frozen_params, member_count
 from jungle_train.dqn._observe import observe
 from jungle_train.dqn._replay import (
     Transition,
@@ -87,6 +88,13 @@ class Parts(Rollout):
             max_consecutive_errors=1_000_000,
         )
         self.buffer = make_buffer(config)
+        self.frozen: Any = None
+        """The fixed opponent's network (``frozen_opponent``), or None."""
+        if config.frozen_opponent:
+            template = jax.eval_shape(
+                self.network.init, jax.random.key(0), jnp.zeros((1, config.observation_size))
+            )
+            self.frozen = frozen_params(config.frozen_opponent, template)
 
     # -- learning -----------------------------------------------------------------
 
@@ -145,9 +153,20 @@ class Parts(Rollout):
         phase1, _, _ = schedule(config, step)
         period = jnp.where(phase1, config.phase1_target_period, config.phase2_target_period)
         target = optax.periodic_update(params, runner.target_params, count, period)
-        opponent = optax.periodic_update(
-            params, runner.opponent_params, count, config.self_play_period
-        )
+        snapshot = count % config.self_play_period == 0
+        opponent = runner.opponent_params
+        if self.frozen is None:
+            opponent = jax.tree.map(lambda p, o: jnp.where(snapshot, p, o), params, opponent)
+        if self.league:
+            assert runner.pool_next is not None
+            assert runner.pool_points is not None and runner.pool_games is not None
+            slot = runner.pool_next % config.pool_size
+            runner = runner._replace(
+                pool=add_snapshot(runner.pool, params, slot, snapshot),
+                pool_next=runner.pool_next + snapshot.astype(jnp.int32),
+                pool_points=runner.pool_points.at[slot].multiply(jnp.where(snapshot, 0.0, 1.0)),
+                pool_games=runner.pool_games.at[slot].multiply(jnp.where(snapshot, 0.0, 1.0)),
+            )
         runner = runner._replace(
             params=params,
             target_params=target,
@@ -172,23 +191,13 @@ class Parts(Rollout):
         params = self.network.init(k_params, jnp.zeros((1, config.observation_size)))
         seat = jnp.arange(b, dtype=jnp.int32) % 2
         start = jax.tree.map(lambda a: jnp.broadcast_to(a, (b, *a.shape)), self.start)
-        words = jax.random.bits(k_words, (b,), jnp.uint32)
-        opening = self.openings(params, words)
-        opened = jax.vmap(env.step)(start, opening, jax.random.split(k_open, b))
-        state = jax.tree.map(lambda o, s: jnp.where(expand(seat == 1, o), o, s), opened, start)
-        example = Transition(
-            jax.tree.map(lambda a: a[0], position_of(state)),
-            jnp.zeros((), jnp.int32),
-            jnp.zeros((), jnp.float32),
-            jnp.zeros((), jnp.bool_),
-        )
-        return RunnerState(
+        runner = RunnerState(
             params=params,
             target_params=params,
-            opponent_params=params,
+            opponent_params=params if self.frozen is None else self.frozen,
             opt_state=self.optimizer.init(params),
-            buffer=self.games(self.buffer.init(example)),
-            env=self.games(state),
+            buffer=None,
+            env=start,
             seat=seat,
             episode_return=jnp.zeros(b, jnp.float32),
             episode_length=jnp.zeros(b, jnp.int32),
@@ -197,6 +206,28 @@ class Parts(Rollout):
             rounds=jnp.zeros((), jnp.int32),
             updates=jnp.zeros((), jnp.int32),
         )
+        if self.league:
+            # the pool starts with the fresh network as its first snapshot
+            m = member_count(config.pool_size)
+            runner = runner._replace(
+                pool=jax.tree.map(lambda x: jnp.stack([x] * config.pool_size), params),
+                pool_next=jnp.ones((), jnp.int32),
+                pool_points=jnp.zeros(m, jnp.float32),
+                pool_games=jnp.zeros(m, jnp.float32),
+            )
+            draws = jax.random.bits(jax.random.fold_in(k_words, 1), (b,), jnp.uint32)
+            runner = runner._replace(member=draw_members(draws, self.league_weights(runner)))
+        words = jax.random.bits(k_words, (b,), jnp.uint32)
+        opening = self.openings(runner, words, runner.member)
+        opened = jax.vmap(env.step)(start, opening, jax.random.split(k_open, b))
+        state = jax.tree.map(lambda o, s: jnp.where(expand(seat == 1, o), o, s), opened, start)
+        example = Transition(
+            jax.tree.map(lambda a: a[0], position_of(state)),
+            jnp.zeros((), jnp.int32),
+            jnp.zeros((), jnp.float32),
+            jnp.zeros((), jnp.bool_),
+        )
+        return runner._replace(buffer=self.games(self.buffer.init(example)), env=self.games(state))
 
     def round(self, runner: RunnerState) -> tuple[RunnerState, dict[str, jax.Array]]:
         """One round: a rollout, its transitions into replay, then the updates."""

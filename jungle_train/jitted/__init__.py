@@ -3,7 +3,8 @@
 The chunked trainer of a jitted learner (:class:`JaxRoundTrainer`), cheap random choices
 inside ``jit`` (:func:`uniform_legal`, :func:`coin`), the board arithmetic of the shaped
 reward, the Greedy agent and the Q-learners' one-ply look-ahead as JAX opponents
-(:class:`JaxGreedy`, :class:`JaxLookahead`), random endgame starts and the flax networks. Importing this package imports JAX (the ``train`` extra).
+(:class:`JaxGreedy`, :class:`JaxLookahead`), random endgame starts and the flax networks.
+Importing this package imports JAX (the ``train`` extra).
 """
 
 from jungle_train.jitted._board import potential, present, removed_ranks

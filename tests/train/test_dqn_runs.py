@@ -29,7 +29,7 @@ from jungle_train.common._errors import CheckpointError, ConfigError
 from jungle_train.common._metrics import read_metrics
 from jungle_train.common._run import run_training
 from jungle_train.players._numpy import SHIPPED, DQNAgent
-from tests._dqn import LIGHT, TINY
+from tests._dqn import LEAGUE, LIGHT, TINY
 
 
 def _subprocess_env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -186,11 +186,14 @@ def test_trained_checkpoint_plays_through_the_registry(tmp_path: Path) -> None:
 
 def test_the_shipped_checkpoint_was_made_by_the_cpu_config() -> None:
     """The shipped ``dqn.npz`` says which named config made it, and its recorded fields
-    are that config's (so the README's one command makes it again)."""
+    are that config's (so the README's one command makes it again; the league's fields,
+    added since, at their defaults)."""
     ckpt = load_checkpoint(SHIPPED / "dqn.npz", kind="dqn")
     assert ckpt.meta["config_name"] == "cpu" and ckpt.meta["seed"] == 0
     want = json.loads(json.dumps(dataclasses.asdict(dqn.CPU_CONFIG)))
-    assert dict(ckpt.config) == want
+    recorded = dict(ckpt.config)
+    added = {name: want[name] for name in ("pool_size", "pfsp_exponent", "frozen_opponent")}
+    assert {**added, **recorded} == want
     assert ckpt.step >= dqn.CPU_CONFIG.total_steps
 
 
@@ -233,13 +236,15 @@ def test_two_devices_give_the_one_device_result(tmp_path: Path) -> None:
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
 
 
-def test_a_run_killed_at_any_moment_resumes_to_the_same_network(tmp_path: Path) -> None:
+@pytest.mark.parametrize("run", [LIGHT, LEAGUE], ids=["scripted", "league"])
+def test_a_run_killed_at_any_moment_resumes_to_the_same_network(
+    tmp_path: Path, run: dqn.Config
+) -> None:
     """SIGKILL `jungle train dqn` mid-run (twice), resume it; it ends at the same step
-    count as an uninterrupted run, with the same network and a parseable metrics file."""
+    count as an uninterrupted run, with the same network and a parseable metrics file
+    (for the league: the pool, its counts and each game's member resume too)."""
     config = tmp_path / "tiny.json"
-    fields = {
-        k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(LIGHT).items()
-    }
+    fields = {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(run).items()}
     config.write_text(json.dumps(fields))
     jungle = [str(Path(sys.executable).parent / "jungle")]
 
