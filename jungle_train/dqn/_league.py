@@ -19,7 +19,7 @@ member is an ``int32`` index, so sampling, recording and snapshotting are jittab
 >>> points, games = jnp.array([0.0, 9.0, 5.0]), jnp.array([10.0, 10.0, 10.0])
 >>> w = pfsp_weights(points, games, jnp.array([True, True, True]), 2.0)
 >>> [round(float(v), 3) for v in w]   # member 0 beats the learner: drawn most
-[0.794, 0.008, 0.198]
+[0.752, 0.025, 0.224]
 """
 
 from __future__ import annotations
