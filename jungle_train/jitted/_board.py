@@ -1,6 +1,8 @@
 """Board arithmetic of the DQN's rewards on the JAX core (one game; ``vmap`` for a batch):
 which pieces are still in the game, what a ply removed, and the Q-learners' Opp − Threat
-shaping potential.
+shaping potential; and the gather-free reads the JAX opponents (Greedy, the look-ahead)
+share: a square's neighbour as a shifted slice (:func:`neighbour_shift`), and a relation
+of two ranks packed in two 32-bit words (:func:`rank_words`, :func:`rank_bit`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,61 @@ from jungle_core.jax_env import JaxState
 from jungle_core.lowlevel import BattleResult, tables
 from jungle_train.players import square_distances
 
-__all__ = ["potential", "present", "removed_ranks", "shaping_tables"]
+__all__ = [
+    "DELTAS",
+    "neighbour_shift",
+    "potential",
+    "present",
+    "rank_bit",
+    "rank_words",
+    "removed_ranks",
+    "shaping_tables",
+]
+
+DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
+"""The ``(row, col)`` step of directions 0..3."""
+
+
+def neighbour_shift(x: jax.Array, d: int, cols: int) -> jax.Array:
+    """``x`` (``[N, ...]``, one row per square) read at each square's neighbour in
+    direction ``d``: zeros off the top and bottom, the wrong row's square off the left and
+    right edges (only illegal moves read those). A slice of a padded array: no gather,
+    which XLA compiles to slow scalar loops on a CPU.
+
+    >>> import jax.numpy as jnp
+    >>> neighbour_shift(jnp.arange(6), 3, 3).tolist()   # the square to the right
+    [1, 2, 3, 4, 5, 0]
+    """
+    n = x.shape[0]
+    dr, dc = DELTAS[d]
+    zeros = jnp.zeros((cols, *x.shape[1:]), x.dtype)
+    padded = jnp.concatenate([zeros, x, zeros])
+    start = cols + dr * cols + dc
+    return jax.lax.slice_in_dim(padded, start, start + n)
+
+
+def rank_words(table: np.ndarray[Any, Any]) -> tuple[int, int]:
+    """A relation of two rank indices (``bool[8, 8]``) as two 32-bit words: bit
+    ``(a & 3) * 8 + b`` of word ``a >> 2`` is ``table[a, b]`` (read by :func:`rank_bit`).
+
+    >>> rank_words(np.eye(8, dtype=bool)) == (0x08040201, 0x80402010)
+    True
+    """
+    words = [0, 0]
+    for a in range(8):
+        for b in range(8):
+            if table[a, b]:
+                words[a >> 2] |= 1 << ((a & 3) * 8 + b)
+    return words[0], words[1]
+
+
+def rank_bit(words: tuple[int, int], a: jax.Array, b: jax.Array) -> jax.Array:
+    """``bool[...]``: the relation :func:`rank_words` packed, for rank indices ``a`` and
+    ``b`` (``uint32``, 0..7), read with shifts (elementwise, no gather)."""
+    low, high = words
+    word = jnp.where(a >= 4, jnp.uint32(high), jnp.uint32(low))
+    return ((word >> ((a & 3) * 8 + b)) & 1) == 1
+
 
 _RANKS = np.array([(i % 8) + 1 for i in range(16)], np.float32)
 

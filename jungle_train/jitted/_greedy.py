@@ -85,6 +85,7 @@ import numpy.typing as npt
 from jungle_agents import GreedyWeights
 from jungle_core.jax_env import JaxEnv, JaxState, jax_tables
 from jungle_core.lowlevel import HIDDEN, HIDDEN_OWNED, HIDDEN_P0, HIDDEN_P1, NUM_CODES, BattleResult
+from jungle_train.jitted._board import DELTAS, neighbour_shift, rank_bit, rank_words
 
 __all__ = ["TIE_TOLERANCE", "JaxGreedy"]
 
@@ -92,7 +93,6 @@ TIE_TOLERANCE = 1e-3
 """Actions whose value is within this (absolute) distance of the best are tied."""
 
 _CODES = 20  # board codes 0..19 (the kernel's WALL, 20, matches none of them)
-_DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))  # (row, col) step of directions 0..3
 _F32 = npt.NDArray[np.float32]
 
 
@@ -140,7 +140,7 @@ class JaxGreedy:
         self._inside = np.stack(
             [
                 (r + dr >= 0) & (r + dr < rules.rows) & (c + dc >= 0) & (c + dc < rules.cols)
-                for dr, dc in _DELTAS
+                for dr, dc in DELTAS
             ]
         ).astype(np.float32)
         """``float32[4, N]``: 1 where the square has a neighbour in direction ``d``."""
@@ -241,24 +241,14 @@ class JaxGreedy:
         def pair_terms(p: int, q: int, x: int, y: int) -> float:
             return float(pair[x, y] + pair[p, q] - pair[x, q] - pair[p, y])
 
-        def words(relation: npt.NDArray[np.bool_]) -> tuple[int, int]:
-            low = high = 0
-            for a in range(8):
-                row = sum(1 << b for b in range(8) if relation[a, b])
-                if a < 4:
-                    low |= row << (8 * a)
-                else:
-                    high |= row << (8 * (a - 4))
-            return low, high
-
         codes = battle.reshape(20, 20)
         attack = codes[1:9, 9:17]  # [a - 1, b - 1]: player 0's rank a attacks 1's rank b
         defend = codes[9:17, 1:9].T  # [a - 1, b - 1]: player 1's rank b attacks 0's rank a
         self._words = {
-            "take": words(attack == take),
-            "both": words(attack == both),
-            "lose": words(attack == lose),
-            "taken": words(defend == take),
+            "take": rank_words(attack == take),
+            "both": rank_words(attack == both),
+            "lose": rank_words(attack == lose),
+            "taken": rank_words(defend == take),
         }
 
         # The pair terms of a move without chance, in the form the traced code uses:
@@ -319,23 +309,14 @@ class JaxGreedy:
     # ------------------------------------------------------------------ traced code
 
     def _shift(self, x: jax.Array, d: int) -> jax.Array:
-        """``x`` (``[N, k]``) read at each square's neighbour in direction ``d``: zeros off
-        the top and bottom, and the wrong row's square off the left and right edges
-        (only illegal moves read those)."""
-        n, cols = self.num_squares, self._cols
-        dr, dc = _DELTAS[d]
-        zeros = jnp.zeros((cols, *x.shape[1:]), x.dtype)
-        padded = jnp.concatenate([zeros, x, zeros])
-        start = cols + dr * cols + dc
-        return jax.lax.slice_in_dim(padded, start, start + n)
+        """``x`` (``[N, k]``) read at each square's neighbour in direction ``d``
+        (:func:`jungle_train.jitted._board.neighbour_shift`)."""
+        return neighbour_shift(x, d, self._cols)
 
     def _bit(self, name: str, attacker: jax.Array, defender: jax.Array) -> jax.Array:
         """``bool[...]``: the rank relation ``name`` of :attr:`_words` for player 0's
-        rank index ``attacker`` and player 1's ``defender`` (``uint32``, 0..7), read with
-        shifts (elementwise, no gather)."""
-        low, high = self._words[name]
-        word = jnp.where(attacker >= 4, jnp.uint32(high), jnp.uint32(low))
-        return ((word >> ((attacker & 3) * 8 + defender)) & 1) == 1
+        rank index ``attacker`` and player 1's ``defender`` (``uint32``, 0..7)."""
+        return rank_bit(self._words[name], attacker, defender)
 
     def _fixed_coefficients(
         self, mover_rank: jax.Array, q: jax.Array

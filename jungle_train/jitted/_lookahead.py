@@ -66,6 +66,7 @@ import numpy.typing as npt
 
 from jungle_core.jax_env import JaxEnv, JaxState, jax_tables
 from jungle_core.lowlevel import HIDDEN, HIDDEN_P0, HIDDEN_P1, NUM_CODES, BattleResult
+from jungle_train.jitted._board import DELTAS, neighbour_shift, rank_bit, rank_words
 from jungle_train.jitted._sampling import best_action
 from jungle_train.tabular import (
     CAPTURE,
@@ -82,7 +83,6 @@ from jungle_train.tabular import (
 __all__ = ["JaxLookahead"]
 
 _CODES = 20
-_DELTAS = ((-1, 0), (1, 0), (0, -1), (0, 1))
 _FAR = 1000.0  # the distance to "no enemy"
 _F32 = npt.NDArray[np.float32]
 
@@ -92,17 +92,6 @@ def _slots(values: jax.Array, onehot: jax.Array) -> jax.Array:
     (``[N, 8]``, each column at most one square; 0 for an absent rank). A sum, not a
     per-game matrix product (slow under ``vmap`` on CPU)."""
     return jnp.sum(values[:, None] * onehot, axis=0)
-
-
-def _rank_words(table: npt.NDArray[np.bool_]) -> tuple[int, int]:
-    """``(low, high)``: bit ``(x & 3) * 8 + r`` of ``low`` (``x < 4``) or ``high`` set
-    when ``table[x, r]`` (``bool[8, 8]``, self's rank index ``x``, the opponent's ``r``)."""
-    words = [0, 0]
-    for x in range(8):
-        for r in range(8):
-            if table[x, r]:
-                words[x >> 2] |= 1 << ((x & 3) * 8 + r)
-    return words[0], words[1]
 
 
 class JaxLookahead:
@@ -150,7 +139,7 @@ class JaxLookahead:
             ]
         ).astype(f32)
         self._words = {
-            name: _rank_words(table)
+            name: rank_words(table)
             for name, table in (
                 ("take", own_vs_enemy == BattleResult.TAKE),
                 ("both", own_vs_enemy == BattleResult.BOTH),
@@ -165,7 +154,7 @@ class JaxLookahead:
         self._inside: _F32 = np.stack(
             [
                 (r + dr >= 0) & (r + dr < rules.rows) & (c + dc >= 0) & (c + dc < rules.cols)
-                for dr, dc in _DELTAS
+                for dr, dc in DELTAS
             ]
         ).astype(f32)
         # The opponent (player 1 in self's view) left without a legal action: impossible
@@ -189,22 +178,14 @@ class JaxLookahead:
     # ------------------------------------------------------------------ traced code
 
     def _shift(self, x: jax.Array, d: int) -> jax.Array:
-        """``x`` (``[N, ...]``) read at each square's neighbour in direction ``d``: zeros
-        off the top and bottom, the wrong row's square off the left and right edges
-        (only illegal moves read those)."""
-        n, cols = self.num_squares, self._cols
-        dr, dc = _DELTAS[d]
-        zeros = jnp.zeros((cols, *x.shape[1:]), x.dtype)
-        padded = jnp.concatenate([zeros, x, zeros])
-        start = cols + dr * cols + dc
-        return jax.lax.slice_in_dim(padded, start, start + n)
+        """``x`` (``[N, ...]``) read at each square's neighbour in direction ``d``
+        (:func:`jungle_train.jitted._board.neighbour_shift`)."""
+        return neighbour_shift(x, d, self._cols)
 
     def _bit(self, name: str, own_rank: jax.Array, enemy_rank: jax.Array) -> jax.Array:
         """``bool[...]``: the rank relation ``name`` of self's rank index ``own_rank`` and
         the opponent's ``enemy_rank`` (``uint32``, 0..7), read with shifts (no gather)."""
-        low, high = self._words[name]
-        word = jnp.where(own_rank >= 4, jnp.uint32(high), jnp.uint32(low))
-        return ((word >> ((own_rank & 3) * 8 + enemy_rank)) & 1) == 1
+        return rank_bit(self._words[name], own_rank, enemy_rank)
 
     def _relabelled(self, state: JaxState) -> tuple[jax.Array, jax.Array]:
         """``(rel: int32[N], mask: int32[])``: the board and face-down set with the
