@@ -34,6 +34,7 @@ from jungle_agents._base import (
 )
 from jungle_agents._builtin import register_builtin_agents
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent, greedy_heuristic
+from jungle_agents.alphabeta import AlphaBetaAgent, AlphaBetaConfig, AlphaBetaInfo, AlphaBetaSearch
 from jungle_agents.engine import register_engine_agent
 from jungle_agents.minimax import (
     MAX_DEPTH,
@@ -61,6 +62,10 @@ __all__ = [
     "AgentFactory",
     "AgentFailure",
     "AgentSpecError",
+    "AlphaBetaAgent",
+    "AlphaBetaConfig",
+    "AlphaBetaInfo",
+    "AlphaBetaSearch",
     "ClassicEvaluator",
     "ClassicWeights",
     "DarkEvaluator",

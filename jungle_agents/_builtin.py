@@ -13,6 +13,7 @@ from __future__ import annotations
 from jungle_agents._base import Measured, register_agent, register_configured, register_preset
 from jungle_agents._fields import canonical_name
 from jungle_agents._simple import GreedyAgent, GreedyWeights, RandomAgent
+from jungle_agents.alphabeta import AlphaBetaAgent, AlphaBetaConfig
 from jungle_agents.minimax import MinimaxAgent, MinimaxConfig, make_evaluation
 from jungle_core import CLASSIC, Rules
 
@@ -47,6 +48,10 @@ def _minimax(rules: Rules, config: MinimaxConfig) -> MinimaxAgent:
     )
 
 
+def _alphabeta(rules: Rules, config: AlphaBetaConfig) -> AlphaBetaAgent:
+    return AlphaBetaAgent(rules, config, name=canonical_name("alphabeta", config))
+
+
 def register_builtin_agents() -> None:
     """Register random, greedy and minimax, and the preset ``minimax-strong`` (idempotent)."""
     register_agent("random", _random, {}, "uniformly random legal actions", replace=True)
@@ -62,6 +67,14 @@ def register_builtin_agents() -> None:
         MinimaxConfig,
         _minimax,
         "expectiminimax with a hand-written evaluation and switchable enhancements",
+        replace=True,
+    )
+    register_configured(
+        "alphabeta",
+        AlphaBetaConfig,
+        _alphabeta,
+        "CLASSIC only: fast alpha-beta (PVS, null move, LMR, killers, quiescence) on a"
+        " mutable board",
         replace=True,
     )
     register_preset(

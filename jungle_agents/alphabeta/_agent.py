@@ -1,0 +1,42 @@
+"""The ``alphabeta`` agent: an :class:`~jungle_agents.alphabeta._search.AlphaBetaSearch`
+that plays CLASSIC."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from jungle_agents.alphabeta._config import AlphaBetaConfig, AlphaBetaInfo
+from jungle_agents.alphabeta._search import AlphaBetaSearch
+from jungle_core import Rules, State
+
+__all__ = ["AlphaBetaAgent"]
+
+
+class AlphaBetaAgent:
+    """CLASSIC alpha-beta on a mutable board (:mod:`jungle_agents.alphabeta`).
+
+    The search is deterministic: ``rng`` is not used (varied games come from varied
+    openings, ``jungle match --openings 2``). ``last`` holds the latest decision's
+    :class:`AlphaBetaInfo` (``jungle engine`` prints it as an ``info`` line).
+
+    >>> from jungle_core import CLASSIC, legal_actions, new_game
+    >>> agent = AlphaBetaAgent(CLASSIC, AlphaBetaConfig(time=0.0, depth=2))
+    >>> agent.act(new_game(CLASSIC), np.random.default_rng(0)) in legal_actions(new_game(CLASSIC))
+    True
+    >>> agent.last.depth
+    2
+    """
+
+    def __init__(
+        self, rules: Rules, config: AlphaBetaConfig | None = None, name: str = "alphabeta"
+    ) -> None:
+        self.rules = rules
+        self.config = config or AlphaBetaConfig()
+        self.name = name
+        self._search = AlphaBetaSearch(rules, self.config)
+        self.last: AlphaBetaInfo | None = None
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        """The search's move in ``state``."""
+        self.last = self._search.search(state)
+        return self.last.action

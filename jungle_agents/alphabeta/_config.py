@@ -1,0 +1,114 @@
+"""The settings of the ``alphabeta`` agent (:class:`AlphaBetaConfig`) and what one
+decision's search reports (:class:`AlphaBetaInfo`).
+
+Every enhancement of the search is a switch, so that each can be measured on its own
+(docs/results.md, "CLASSIC search"); what each one does is described in
+:mod:`jungle_agents.alphabeta._search`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import attrs
+
+__all__ = ["MATE", "MAX_PLY", "AlphaBetaConfig", "AlphaBetaInfo"]
+
+MATE = 1_000_000
+"""The value of a won game for the side to move at the root, less the plies to the win
+(a sooner win scores higher). Values beyond ``MATE - MAX_PLY`` are forced results."""
+
+MAX_PLY = 128
+"""The deepest a search goes below the root (depth, extensions and quiescence)."""
+
+
+@attrs.frozen
+class AlphaBetaConfig:
+    """How the ``alphabeta`` agent searches a CLASSIC position.
+
+    Each field's ``metadata`` holds its one-line ``help``, from which the agent registry
+    builds the ``alphabeta`` spec parameters (``alphabeta:time=0.25,nullmove=0``).
+
+    >>> AlphaBetaConfig().time, AlphaBetaConfig(depth=4, time=0).depth
+    (0.25, 4)
+    """
+
+    time: float = attrs.field(
+        default=0.25,
+        metadata={"help": "seconds per decision (iterative deepening); 0: search to depth"},
+    )
+    """Seconds a decision may take; 0 searches to exactly ``depth``."""
+    depth: int = attrs.field(
+        default=64, metadata={"help": "deepest iteration in plies (the limit with time=0)"}
+    )
+    """The deepest iteration; with ``time=0`` the one fixed depth searched."""
+    quiescence: bool = attrs.field(
+        default=True, metadata={"help": "quiescence search on captures and den entries"}
+    )
+    """At depth 0, captures and den entries are searched with stand-pat, and a side whose
+    den an enemy piece stands next to must answer it (no stand-pat)."""
+    qdepth: int = attrs.field(default=8, metadata={"help": "maximum plies of the quiescence"})
+    """Maximum plies of the quiescence search."""
+    tt: bool = attrs.field(default=True, metadata={"help": "transposition table (Zobrist keys)"})
+    """A transposition table keyed on a Zobrist hash of the board and the side to move."""
+    killers: bool = attrs.field(default=True, metadata={"help": "two killer moves per ply"})
+    """Two quiet moves per ply that last cut off, tried after the captures."""
+    history: bool = attrs.field(
+        default=True, metadata={"help": "history heuristic for quiet moves"}
+    )
+    """Quiet moves ordered by how often (weighted by depth squared) they cut off."""
+    pvs: bool = attrs.field(default=True, metadata={"help": "principal variation search"})
+    """Every move after the first searched with a null window, re-searched if it beats it."""
+    aspiration: float = attrs.field(
+        default=0.0, metadata={"help": "aspiration window half-width at the root (0: off)"}
+    )
+    """Each iteration's root window around the previous value, widened on failure."""
+    nullmove: int = attrs.field(
+        default=0, metadata={"help": "null-move pruning reduction R (0: off)"}
+    )
+    """At depth >= R + 1, a side whose static value is at least beta passes: if the
+    opponent still cannot bring the value under beta at depth - 1 - R, the node cuts."""
+    lmr: bool = attrs.field(default=False, metadata={"help": "late-move reductions"})
+    """Quiet moves late in the order searched one ply shallower (re-searched if they
+    beat alpha)."""
+    den_extension: bool = attrs.field(
+        default=False, metadata={"help": "extend moves that put a piece next to the enemy den"}
+    )
+    """A move that puts a piece next to the enemy den (a threat to enter it) is searched
+    one ply deeper."""
+    repetition: bool = attrs.field(
+        default=False, metadata={"help": "a position repeated on the search path is a draw"}
+    )
+    """A position that repeats one on the current search path scores as a draw."""
+    mobility: float = attrs.field(
+        default=0.0, metadata={"help": "weight of the mobility ratio in the evaluation"}
+    )
+    """The CLASSIC evaluation's mobility term (:class:`jungle_agents.ClassicWeights`);
+    0 leaves the evaluation incremental (piece-square terms only)."""
+
+    def __attrs_post_init__(self) -> None:
+        for name in ("time", "aspiration", "mobility"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0, not {value}")
+        if not 1 <= self.depth <= 64:
+            raise ValueError(f"depth must be 1..64, not {self.depth}")
+        if not 0 <= self.qdepth <= 32:
+            raise ValueError(f"qdepth must be 0..32, not {self.qdepth}")
+        if not 0 <= self.nullmove <= 4:
+            raise ValueError(f"nullmove must be 0..4, not {self.nullmove}")
+
+
+@attrs.frozen
+class AlphaBetaInfo:
+    """What one decision's search did: the chosen ``action`` and its ``value`` (for the
+    side to move, in evaluation points), the deepest completed ``depth``, the ``nodes``
+    searched (quiescence included), the wall ``seconds`` and the principal variation
+    ``pv`` (actions, the chosen one first)."""
+
+    action: int
+    value: float
+    depth: int
+    nodes: int
+    seconds: float
+    pv: tuple[int, ...] = ()

@@ -1,0 +1,145 @@
+"""The ``alphabeta`` CLASSIC search: its move generator and game ends are the core's, its
+exact enhancements return plain negamax's value, and the agent plays legal moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+import pytest
+
+from jungle_agents import AgentSpecError, make_agent
+from jungle_agents.alphabeta import MATE, AlphaBetaAgent, AlphaBetaConfig, AlphaBetaSearch
+from jungle_agents.minimax import ClassicEvaluator
+from jungle_core import (
+    CLASSIC,
+    DARK,
+    JungleError,
+    State,
+    from_fen,
+    legal_actions,
+    new_game,
+    outcome,
+    step_outcome,
+)
+
+PLAIN = AlphaBetaConfig(
+    time=0.0,
+    quiescence=False,
+    tt=False,
+    killers=False,
+    history=False,
+    pvs=False,
+    aspiration=0.0,
+    nullmove=0,
+    lmr=False,
+    den_extension=False,
+    repetition=False,
+    mobility=0.0,
+)
+"""Every enhancement off: plain alpha-beta at a fixed depth."""
+
+
+def _positions(count: int, seed: int) -> list[State]:
+    """Positions of random CLASSIC games (some near their end)."""
+    rng = np.random.default_rng(seed)
+    out: list[State] = []
+    while len(out) < count:
+        s = new_game(CLASSIC)
+        for _ in range(int(rng.integers(0, 160))):
+            if outcome(s) is not None:
+                break
+            acts = legal_actions(s)
+            s = step_outcome(s, acts[int(rng.integers(len(acts)))], -1)
+        if outcome(s) is None:
+            out.append(s)
+    return out
+
+
+def _negamax(state: State, depth: int, ply: int, pst: tuple[tuple[float, ...], ...]) -> float:
+    """Plain negamax over the core's states with the piece-square evaluation."""
+    result = outcome(state)
+    if result is not None:
+        if result.winner is None:
+            return 0.0
+        return float(MATE - ply) if result.winner == state.to_move else -float(MATE - ply)
+    if depth == 0:
+        v = sum(pst[c][sq] for sq, c in enumerate(state.board) if c)
+        return v if state.to_move == 0 else -v
+    return max(
+        -_negamax(step_outcome(state, a, -1), depth - 1, ply + 1, pst) for a in legal_actions(state)
+    )
+
+
+def test_moves_are_the_cores() -> None:
+    search = AlphaBetaSearch(CLASSIC, PLAIN)
+    for s in _positions(150, 1):
+        search._load(s)
+        ours = sorted(m[0] for m in search._moves(s.to_move))
+        assert ours == sorted(legal_actions(s)), s
+
+
+@pytest.mark.parametrize(
+    "switches",
+    [
+        {},
+        {"pvs": True},
+        {"pvs": True, "killers": True, "history": True},
+        {"pvs": True, "killers": True, "history": True, "aspiration": 20.0},
+    ],
+)
+def test_exact_enhancements_give_plain_negamax_value(switches: dict[str, Any]) -> None:
+    pst = ClassicEvaluator(CLASSIC, 0).pst
+    config = attrs.evolve(PLAIN, depth=3, **switches)
+    search = AlphaBetaSearch(CLASSIC, config)
+    for s in _positions(12, 2):
+        info = search.search(s)
+        assert info.value == pytest.approx(_negamax(s, 3, 0, pst), abs=1e-6)
+        assert info.action in legal_actions(s)
+
+
+@pytest.mark.parametrize("config", [PLAIN, AlphaBetaConfig(time=0.0, depth=3)])
+def test_enters_the_den_and_defends_its_own(config: AlphaBetaConfig) -> None:
+    # player 0's Rat on d8, under the enemy den: it enters, a win in one ply
+    entry = from_fen("7/3R3/7/7/7/7/7/7/e6 0 0 0", CLASSIC)
+    info = AlphaBetaSearch(CLASSIC, attrs.evolve(config, depth=1)).search(entry)
+    assert step_outcome(entry, info.action, -1).board[59] == 1 and info.value == MATE - 1
+    # player 1's Rat on the trap d2 next to player 0's den: player 0's Elephant takes it
+    # there (any piece takes on its own trap), else the Rat enters next ply
+    defence = from_fen("e6/7/7/7/7/7/7/3rE2/R6 0 0 0", CLASSIC)
+    info = AlphaBetaSearch(CLASSIC, attrs.evolve(config, depth=2)).search(defence)
+    assert step_outcome(defence, info.action, -1).board[10] == 8
+    assert info.value > -MATE / 2
+
+
+def test_the_caller_state_is_untouched() -> None:
+    s = _positions(1, 3)[0]
+    before = (s.board, s.ply, s.to_move)
+    AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=4, nullmove=2, lmr=True)).search(s)
+    assert (s.board, s.ply, s.to_move) == before
+
+
+def test_every_switch_plays_legal_moves() -> None:
+    config = AlphaBetaConfig(
+        time=0.0,
+        depth=4,
+        nullmove=2,
+        lmr=True,
+        den_extension=True,
+        repetition=True,
+        aspiration=30.0,
+        mobility=30.0,
+    )
+    agent = AlphaBetaAgent(CLASSIC, config)
+    for s in _positions(10, 4):
+        assert agent.act(s, np.random.default_rng(0)) in legal_actions(s)
+
+
+def test_registry_and_rules() -> None:
+    agent = make_agent("alphabeta:time=0,depth=2,lmr=1", CLASSIC)
+    assert agent.name.startswith("alphabeta")
+    with pytest.raises(AgentSpecError):
+        make_agent("alphabeta:nullmove=9", CLASSIC)
+    with pytest.raises(JungleError):
+        AlphaBetaSearch(DARK)
