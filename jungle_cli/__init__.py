@@ -31,6 +31,7 @@ import jungle_core as jc
 from jungle_agents import AgentSpecError, check_spec, describe_agents
 from jungle_agents.arena import (
     DEALS,
+    MAX_OPENINGS,
     compare_runs,
     format_comparison,
     format_report,
@@ -166,7 +167,7 @@ def _progress_for(
     if out is not None:
         # read one game at a time: a file of millions of games is never held whole
         for game in iter_resumable_games(
-            out, rules, pairs, args.games, args.seed, args.max_plies, args.deals
+            out, rules, pairs, args.games, args.seed, args.max_plies, args.deals, args.openings
         ):
             bar.add(game)
             already += 1
@@ -193,6 +194,7 @@ def _cmd_match(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
         plugins=args.plugin,
         deals=args.deals,
+        openings=args.openings,
         keep_games=False,  # the games are in the file; the tables need only the tally
     )
     print(format_report(result))
@@ -235,6 +237,7 @@ def _cmd_tournament(args: argparse.Namespace) -> int:
         ray_address=args.ray_address,
         plugins=args.plugin,
         deals=args.deals,
+        openings=args.openings,
         keep_games=False,  # the games are in the file; the tables need only the tally
     )
     print(format_report(result))
@@ -296,6 +299,14 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         choices=DEALS,
         help="duplicate: game i hides the same pieces under the same squares in every run "
         "of this seed, whatever the agents (for paired comparisons: jungle compare)",
+    )
+    p.add_argument(
+        "--openings",
+        type=int_in(0, MAX_OPENINGS),
+        default=0,
+        metavar="N",
+        help="start each game after N random plies, each opening played once with each "
+        "colour (default: 0)",
     )
 
 

@@ -28,7 +28,11 @@ Every game of a match or tournament is seeded from ``(seed, agent A, agent B, ga
 index)``, so a run replays exactly (timed searches aside) and a resumed run plays the very
 games the interrupted one would have played. With ``deals="duplicate"`` the seed is
 ``(seed, game index)`` alone and each game's hidden pieces are dealt to their squares at
-its start, so runs of one seed with other agents play the same deals.
+its start, so runs of one seed with other agents play the same deals. With
+``openings=K`` each game starts after ``K`` uniformly random plies (no agent's decision;
+the record's ``opening`` counts them), games ``2k`` and ``2k + 1`` of a pair from the same
+opening, one with each colour, so that deterministic agents do not play one game over and
+over.
 
 This module is the arena's public face; each job lives in a private module:
 
@@ -74,7 +78,14 @@ from jungle_agents.arena._anatomy import (
     piece_counts,
 )
 from jungle_agents.arena._compare import RunComparison, compare_runs, format_comparison
-from jungle_agents.arena._game_loop import DEALS, deal_layout, moves_text, play_game, replay
+from jungle_agents.arena._game_loop import (
+    DEALS,
+    MAX_OPENINGS,
+    deal_layout,
+    moves_text,
+    play_game,
+    replay,
+)
 from jungle_agents.arena._matches import Progress, RunKeywords, play_match, round_robin
 from jungle_agents.arena._records import (
     GameRecord,
@@ -109,6 +120,7 @@ __all__ = [
     "DEALS",
     "DRAW_ENDS",
     "KEPT_DRAWS",
+    "MAX_OPENINGS",
     "Anatomy",
     "ChanceActions",
     "EloRating",

@@ -167,16 +167,19 @@ def _result(game: GameResult, seat: int) -> str:
 
 
 def _means_ended(
-    states: list[State], seat: int, result: str, trades: bool
+    states: list[State], seat: int, result: str, trades: bool, opening: int = 0
 ) -> tuple[int | None, str]:
     """The first move of a replayed game after which ``seat``'s material could no longer
     win (:func:`can_still_win`): ``(lead before it, "agent RESULT"|"opponent RESULT")``
-    by who made it, or ``(None, "kept RESULT")`` if none did."""
-    for state, after in itertools.pairwise(states):
+    by who made it (``"opening RESULT"``: one of the first ``opening`` plies, a random
+    opening's), or ``(None, "kept RESULT")`` if none did."""
+    for ply, (state, after) in enumerate(itertools.pairwise(states)):
         if can_still_win(state, seat, trades) and not can_still_win(after, seat, trades):
             counts = piece_counts(state)
             who = "agent" if state.to_move == seat else "opponent"
-            return counts[seat] - counts[1 - seat], f"{who} {result}"
+            return counts[seat] - counts[
+                1 - seat
+            ], f"{who if ply >= opening else 'opening'} {result}"
     return None, f"kept {result}"
 
 
@@ -191,8 +194,9 @@ def game_anatomy(games: Iterable[GameResult], agent: str) -> Anatomy:
       of a game drawn by elimination;
     - ``"draw_ends"``: ``(None, kind)`` of every draw, the kinds of :func:`draw_end`;
     - ``"means"``: the move that ended the agent's means to win
-      (:func:`can_still_win`), ``(lead before it, "agent RESULT"|"opponent RESULT")``,
-      or ``(None, "kept RESULT")`` if none did; ``"means_trades"`` the same by the
+      (:func:`can_still_win`), ``(lead before it, "agent RESULT"|"opponent RESULT")``
+      (``"opening RESULT"`` for a ply of a random opening, no one's decision), or
+      ``(None, "kept RESULT")`` if none did; ``"means_trades"`` the same by the
       sharper test that counts the trades.
 
     >>> from jungle_core import DARK
@@ -216,7 +220,8 @@ def game_anatomy(games: Iterable[GameResult], agent: str) -> Anatomy:
         face_up: int | None = None
         six: int | None = None
         for key, trades in (("means", False), ("means_trades", True)):
-            tallies[key][_means_ended(states, seat, result, trades)] += 1
+            ended = _means_ended(states, seat, result, trades, game.record.opening)
+            tallies[key][ended] += 1
         for state in states:
             counts = piece_counts(state)
             lead = counts[seat] - counts[1 - seat]
@@ -329,7 +334,8 @@ def face_up_pieces(state: State, player: int) -> tuple[int, int]:
 
 def chance_actions(games: Iterable[GameResult], agent: str) -> ChanceActions:
     """Per side (``"agent"``, ``"opponent"``), over the decisions taken while some piece
-    was face down in ``agent``'s games: ``games``, ``decisions``, ``bump available``
+    was face down in ``agent``'s games (a random opening's plies are no one's decisions,
+    and are left out): ``games``, ``decisions``, ``bump available``
     (decisions with a legal bump), ``bump taken`` (of those, a bump played), ``face up``
     and ``beside face down`` (sums of :func:`face_up_pieces` over the decisions), and per
     kind of :data:`ACTION_KINDS` its count and ``"<kind> lead"``, the sum of the changes
@@ -360,6 +366,8 @@ def chance_actions(games: Iterable[GameResult], agent: str) -> ChanceActions:
         for ply, state in enumerate(states[:-1]):
             if not state.face_down_mask:
                 break
+            if ply < game.record.opening:
+                continue
             mover = state.to_move
             side = sides["agent" if mover == seat else "opponent"]
             kind = action_kind(state, game.record.actions[ply])

@@ -4,7 +4,9 @@
 every state of a record exactly (and refuses one that does not replay); :func:`moves_text`
 writes its plies in the game's notation (``?c1``, ``c1-c2``, ``c1xc2``).
 :func:`check_run_arguments` checks the numbers a game or a whole run is given, with the
-messages the command line shows.
+messages the command line shows. ``openings=K`` starts a game after ``K`` uniformly random
+plies (:data:`MAX_OPENINGS` at most), drawn from a seed of their own, so that two
+deterministic agents do not play the same game over and over.
 
 >>> from jungle_core import DARK
 >>> from jungle_agents import make_agent
@@ -21,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from jungle_agents._base import Agent, AgentFailure
-from jungle_agents.arena._records import GameRecord, RecordError, result_fields
+from jungle_agents.arena._records import MAX_OPENINGS, GameRecord, RecordError, result_fields
 from jungle_core import (
     HIDDEN,
     RANK_LETTERS,
@@ -42,6 +44,7 @@ from jungle_core.lowlevel import HIDDEN_P0, HIDDEN_P1, tables
 
 __all__ = [
     "DEALS",
+    "MAX_OPENINGS",
     "check_run_arguments",
     "deal_layout",
     "moves_text",
@@ -63,24 +66,39 @@ OnPly = Callable[[State, int, int, float], None]
 
 
 def check_run_arguments(
-    games_per_pair: int, seed: int, workers: int | None, max_plies: int | None
+    games_per_pair: int,
+    seed: int,
+    workers: int | None,
+    max_plies: int | None,
+    openings: int = 0,
 ) -> None:
     """Check the numbers a game or a run is given: ``TypeError`` for a non-int,
-    :class:`jungle_core.JungleError` naming the range for one out of it."""
+    :class:`jungle_core.JungleError` naming the range for one out of it.
+
+    >>> check_run_arguments(2, 0, None, None, openings=65)
+    Traceback (most recent call last):
+    ...
+    jungle_core._errors.JungleError: openings must be in 0..64, not 65
+    """
     checks = (
         ("games per pair", games_per_pair, False, 1, 2**31 - 1),
         ("seed", seed, False, 0, 2**64 - 1),
         ("workers", workers, True, 1, 4096),
         ("max_plies", max_plies, True, 1, 2**31 - 1),
+        ("openings", openings, False, 0, MAX_OPENINGS),
     )
     for what, value, optional, lo, hi in checks:
         if value is None and optional:
             continue
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{what} must be an int, not {type(value).__name__}")
-        if not lo <= value <= hi:
-            shown = value if abs(value) < 10**20 else "a huge number"
-            raise JungleError(f"{what} must be in {lo}..{hi}, not {shown}")
+        _check_int(what, value, lo, hi)
+
+
+def _check_int(what: str, value: object, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not lo <= value <= hi:
+        shown = value if abs(value) < 10**20 else "a huge number"
+        raise JungleError(f"{what} must be in {lo}..{hi}, not {shown}")
 
 
 def _rngs(seed: int) -> tuple[np.random.Generator, np.random.Generator, np.random.Generator]:
@@ -159,6 +177,8 @@ def play_game(
     max_plies: int | None = None,
     on_ply: OnPly | None = None,
     deals: str = "independent",
+    openings: int = 0,
+    opening_seed: int | None = None,
 ) -> GameRecord:
     """Play one game, ``agent0`` moving first, and return its record.
 
@@ -173,10 +193,37 @@ def play_game(
     that raises :class:`jungle_agents.AgentFailure` (an external engine that crashed,
     hung or answered an illegal move) forfeits: the record's ``reason`` is
     ``"forfeit"``, its ``note`` the error, and the other side wins.
+
+    ``openings`` (0 to :data:`MAX_OPENINGS`): the first ``openings`` plies are not asked
+    of the agents but drawn uniformly among the legal actions, their chance outcomes too,
+    from a generator of ``opening_seed`` alone (default: ``seed``), so that two
+    deterministic agents do not play one game over and over, and two games of one
+    ``opening_seed`` start from the same position (for a given start: only
+    ``setup="scattered"`` starts depend on ``seed``). The opening plies are recorded as
+    any other (time 0.0; ``record.opening`` says how many); ``on_ply`` is not called for
+    them, as they are not decisions; a game that ends inside its opening ends there. With
+    ``deals="duplicate"`` the pieces still face down after the opening are dealt then.
+
+    >>> from jungle_core import CLASSIC
+    >>> from jungle_agents import make_agent
+    >>> a, b = make_agent("greedy", CLASSIC), make_agent("greedy", CLASSIC)
+    >>> one = play_game(CLASSIC, a, b, 1, max_plies=6, openings=2, opening_seed=9)
+    >>> two = play_game(CLASSIC, a, b, 2, max_plies=6, openings=2, opening_seed=9)
+    >>> one.opening, one.actions[:2] == two.actions[:2], one.times[:2]
+    (2, True, (0.0, 0.0))
     """
     players = (agent0.name, agent1.name)
     return play_game_as(
-        players, rules, agent0, agent1, seed, max_plies=max_plies, on_ply=on_ply, deals=deals
+        players,
+        rules,
+        agent0,
+        agent1,
+        seed,
+        max_plies=max_plies,
+        on_ply=on_ply,
+        deals=deals,
+        openings=openings,
+        opening_seed=opening_seed,
     )
 
 
@@ -190,20 +237,30 @@ def play_game_as(
     max_plies: int | None = None,
     on_ply: OnPly | None = None,
     deals: str = "independent",
+    openings: int = 0,
+    opening_seed: int | None = None,
 ) -> GameRecord:
     """:func:`play_game`, the record naming the players ``players`` (the arena names
     them by the specs it made the agents from, not by the agents' own names)."""
-    check_run_arguments(1, seed, None, max_plies)
+    check_run_arguments(1, seed, None, max_plies, openings)
+    if opening_seed is not None:
+        _check_int("opening_seed", opening_seed, 0, 2**64 - 1)
     if deals not in DEALS:
         raise JungleError(f"deals must be one of {DEALS}, not {deals!r}")
     chance_rng, rng0, rng1 = _rngs(seed)
     agents = (agent0, agent1)
     rngs = (rng0, rng1)
     state = new_game(rules, seed=seed)
-    layout = deal_layout(state, chance_rng) if deals == "duplicate" else None
     actions: list[int] = []
     outcomes: list[int] = []
     times: list[float] = []
+    if openings:
+        limit = openings if max_plies is None else min(openings, max_plies)
+        state = _play_opening(
+            state, limit, seed if opening_seed is None else opening_seed, actions, outcomes, times
+        )
+    layout = deal_layout(state, chance_rng) if deals == "duplicate" else None
+    opening = len(actions)
     while outcome(state) is None:
         if max_plies is not None and len(actions) >= max_plies:
             break
@@ -213,7 +270,14 @@ def play_game_as(
             action = agents[me].act(state, rngs[me])
         except AgentFailure as error:  # the arena goes on: the game is this side's loss
             return GameRecord.of_play(
-                state, players, seed, actions, outcomes, times, forfeit=(me, str(error))
+                state,
+                players,
+                seed,
+                actions,
+                outcomes,
+                times,
+                forfeit=(me, str(error)),
+                opening=opening,
             )
         seconds = time.perf_counter() - start
         if not isinstance(action, int | np.integer) or action not in legal_actions(state):
@@ -236,7 +300,33 @@ def play_game_as(
         actions.append(action)
         outcomes.append(o)
         times.append(seconds)
-    return GameRecord.of_play(state, players, seed, actions, outcomes, times)
+    return GameRecord.of_play(state, players, seed, actions, outcomes, times, opening=opening)
+
+
+def _play_opening(
+    state: State,
+    plies: int,
+    opening_seed: int,
+    actions: list[int],
+    outcomes: list[int],
+    times: list[float],
+) -> State:
+    """Play up to ``plies`` uniformly random plies from ``state`` (fewer where the game
+    ends first), actions and chance outcomes alike drawn from ``opening_seed``'s own
+    generator; append each to the lists (time 0.0: no agent decided it) and return the
+    state reached."""
+    rng = np.random.default_rng(np.random.SeedSequence([opening_seed, 1]))
+    for _ in range(plies):
+        if outcome(state) is not None:
+            break
+        legal = legal_actions(state)
+        action = int(legal[int(rng.integers(len(legal)))])
+        o = _draw_outcome(state, action, rng)
+        state = step_outcome(state, action, o)
+        actions.append(action)
+        outcomes.append(o)
+        times.append(0.0)
+    return state
 
 
 def replay(record: GameRecord) -> list[State]:

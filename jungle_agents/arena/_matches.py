@@ -51,6 +51,7 @@ class RunKeywords(TypedDict, total=False):
     ray_address: str | None
     plugins: Sequence[str]
     deals: str
+    openings: int
 
 
 def _names(names: Iterable[str]) -> tuple[str, ...]:
@@ -96,6 +97,13 @@ class RunOptions:
     of one seed with different agents play game ``i`` from the same hidden layout (a
     paired comparison: :func:`jungle_agents.arena.compare_runs`). Written in the games
     file's header; a run resumes only a file of the same ``deals``."""
+    openings: int = 0
+    """Start each game after this many uniformly random plies (0..64; 0: from the start),
+    so that deterministic agents do not play one game over and over. Games ``2k`` and
+    ``2k + 1`` of a pair, the same agents with the colours swapped, start from the same
+    opening (seeded ``game_seed(seed, A, B, 2k, deals)``): each opening is played once
+    with each colour. Written in the games file's header when not 0; a run resumes only a
+    file of the same ``openings``."""
 
 
 def _pairs_of(specs: Sequence[str]) -> list[tuple[str, str]]:
@@ -108,7 +116,8 @@ def _run(
     """Play (or find in ``options.out``) every game of every pair of ``specs``; the summary
     is tallied as each game is found or finishes, and the games are kept only when asked."""
     seed, workers, max_plies = options.seed, options.workers, options.max_plies
-    check_run_arguments(games_per_pair, seed, workers, max_plies)
+    openings = options.openings
+    check_run_arguments(games_per_pair, seed, workers, max_plies, openings)
     if options.deals not in DEALS:
         raise JungleError(f"deals must be one of {DEALS}, not {options.deals!r}")
     import_plugins(options.plugins)  # they register agent kinds, here and in workers
@@ -116,7 +125,7 @@ def _run(
     for a, b in pairs:
         if a == b:
             raise JungleError(f"agent spec {a!r} is listed twice")
-    header = run_header(rules, seed, max_plies, options.deals)
+    header = run_header(rules, seed, max_plies, options.deals, openings)
     tally = Tally(specs)
     kept: list[GameResult] = []
     # the games found in the file, as indices per pair: about 60 bytes a game, not the game
@@ -146,7 +155,17 @@ def _run(
     if options.out is not None:
         games_file = GamesFile(options.out, header, has_header)
     tasks = (
-        Task(rules, (a, b), i, game_seed(seed, a, b, i, options.deals), max_plies, options.deals)
+        Task(
+            rules,
+            (a, b),
+            i,
+            game_seed(seed, a, b, i, options.deals),
+            max_plies,
+            options.deals,
+            openings,
+            # games 2k and 2k + 1 (colours swapped) share their opening
+            game_seed(seed, a, b, i - i % 2, options.deals) if openings else None,
+        )
         for a, b in pairs
         for i in range(games_per_pair)
         if i not in done[(a, b)]
@@ -200,9 +219,15 @@ def play_match(
     run; ``max_plies`` stops long games; ``backend="ray"`` runs the games as Ray tasks;
     ``plugins`` are module names each worker imports first (to register more agent
     kinds); ``deals="duplicate"`` deals every pair's game ``i`` from the same hidden
-    layout (:attr:`RunOptions.deals`). The result is tallied as the games finish, in
-    memory that does not grow with their number (:class:`Tally`: the latency p95 within
-    0.1 %); no game is kept.
+    layout (:attr:`RunOptions.deals`); ``openings=K`` starts each game after ``K`` random
+    plies, each opening played once with each colour (:attr:`RunOptions.openings`). The
+    result is tallied as the games finish, in memory that does not grow with their number
+    (:class:`Tally`: the latency p95 within 0.1 %); no game is kept.
+
+    >>> from jungle_core import CLASSIC
+    >>> r = play_match(CLASSIC, "greedy", "random", 2, workers=1, max_plies=8, openings=2)
+    >>> r.games
+    2
 
     >>> from jungle_core import DARK
     >>> r = play_match(DARK, "greedy", "random", 2, seed=1, workers=1)

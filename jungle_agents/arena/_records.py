@@ -23,10 +23,13 @@ gives the same formats for users):
   int in ``0 .. 2**64 - 1``; ``actions`` ints of the rule set's action space; ``outcomes``
   ints in ``-1 .. 15``; ``times`` finite numbers >= 0, the three lists of one length;
   ``winner`` 0, 1 or null; ``reason`` a :class:`jungle_core.Reason` value or
-  ``"unfinished"``. Whether the actions replay is :func:`jungle_agents.arena.replay`'s
-  business.
+  ``"unfinished"``. Two keys are present only when they say something: ``note`` (why,
+  1..2000 characters) with a ``"forfeit"`` and only then, and ``opening``, an int in
+  ``0 .. len(actions)`` (how many first plies were a random opening; absent: 0). Whether
+  the actions replay is :func:`jungle_agents.arena.replay`'s business.
 - a games file entry is ``{"pair": [A, B], "game": index >= 0, "record": record}``, and
-  its header ``{"type": "header", "rules": ..., "seed": ..., "max_plies": null or >= 1}``.
+  its header ``{"type": "header", "rules": ..., "seed": ..., "max_plies": null or >= 1}``
+  (plus ``"deals": "duplicate"`` and ``"openings": 1..64`` where the run had them).
 
 Every message names the file (and the line, for a games file) and the field.
 """
@@ -47,6 +50,7 @@ import attrs
 from jungle_core import JungleError, Reason, Rules, State, atomic_write, outcome
 
 __all__ = [
+    "MAX_OPENINGS",
     "GameRecord",
     "GameResult",
     "RecordError",
@@ -69,6 +73,9 @@ _REASONS = frozenset(r.value for r in Reason) | {"unfinished", "forfeit"}
 _NOTE_LIMIT = 2000
 """The longest ``note`` (why a game was forfeited) a record keeps, in characters."""
 _SEED_LIMIT = 2**64
+MAX_OPENINGS = 64
+"""The most random opening plies a game may start with (``openings=`` of
+:func:`jungle_agents.arena.play_game`, a run's header)."""
 
 
 _ACTIONS = tuple(range(5 * 9 * 7))
@@ -175,8 +182,9 @@ def rules_from_json(data: Any, where: str = "rules") -> Rules:
 def check_record(data: Any, where: str) -> dict[str, Any]:
     """The fields of a :class:`GameRecord` from a record's JSON object, checked (see the
     module docstring); :class:`RecordError` names ``where`` and the field."""
-    keys = (*_RECORD_KEYS, "note") if isinstance(data, dict) and "note" in data else _RECORD_KEYS
-    fields = _object(data, "a game record", where, keys)
+    optional = ("note", "opening")
+    given = tuple(k for k in optional if isinstance(data, dict) and k in data)
+    fields = _object(data, "a game record", where, (*_RECORD_KEYS, *given))
     if fields["format"] != FORMAT:
         raise RecordError(f"{where}: format must be {FORMAT!r}, not {_shown(fields['format'])}")
     rules = rules_from_json(fields["rules"], f"{where}: rules")
@@ -220,6 +228,7 @@ def check_record(data: Any, where: str) -> dict[str, Any]:
         raise RecordError(f"{where}: note must be a text of 1..{_NOTE_LIMIT} characters")
     if reason == "forfeit" and winner is None:
         raise RecordError(f"{where}: a forfeited game has a winner (0 or 1)")
+    opening = _int(fields.get("opening", 0), 0, len(actions), "opening", where)
     return {
         "rules": rules,
         "players": (players[0], players[1]),
@@ -230,6 +239,7 @@ def check_record(data: Any, where: str) -> dict[str, Any]:
         "winner": winner,
         "reason": reason,
         "note": note,
+        "opening": opening,
     }
 
 
@@ -245,17 +255,16 @@ def check_entry(data: Any, where: str) -> tuple[tuple[str, str], int, Any]:
 
 
 def check_header(data: Any, where: str) -> dict[str, Any]:
-    """A games file's header, checked: its rules, seed and ``max_plies``, and how its
-    chance was dealt (``deals``, present only when it is ``"duplicate"``)."""
+    """A games file's header, checked: its rules, seed and ``max_plies``, how its chance
+    was dealt (``deals``, present only when it is ``"duplicate"``) and its random opening
+    plies (``openings``, present only when there are some)."""
     keys = ("type", "rules", "seed", "max_plies")
-    fields = _object(
-        data,
-        "the header",
-        where,
-        (*keys, "deals") if isinstance(data, dict) and "deals" in data else keys,
-    )
+    given = tuple(k for k in ("deals", "openings") if isinstance(data, dict) and k in data)
+    fields = _object(data, "the header", where, (*keys, *given))
     if "deals" in fields and fields["deals"] != "duplicate":
         raise RecordError(f"{where}: deals must be 'duplicate', not {_shown(fields['deals'])}")
+    if "openings" in fields:
+        _int(fields["openings"], 1, MAX_OPENINGS, "openings", where)
     rules_from_json(fields["rules"], f"{where}: rules")
     _int(fields["seed"], 0, _SEED_LIMIT - 1, "seed", where)
     if fields["max_plies"] is not None:
@@ -299,6 +308,9 @@ class GameRecord:
       player's agent failed to give a move (:class:`jungle_agents.AgentFailure`: an
       external engine that crashed, hung or answered an illegal move); ``note``: why,
       for a forfeit (empty otherwise).
+    - ``opening``: how many of the first plies were a random opening (``openings=`` of
+      :func:`jungle_agents.arena.play_game`), not decisions: their times are 0.0 and
+      :meth:`decision_times` leaves them out.
     """
 
     rules: Rules
@@ -310,6 +322,7 @@ class GameRecord:
     winner: int | None
     reason: str
     note: str = ""
+    opening: int = 0
 
     @classmethod
     def of_play(
@@ -321,6 +334,7 @@ class GameRecord:
         outcomes: Sequence[int],
         times: Sequence[float],
         forfeit: tuple[int, str] | None = None,
+        opening: int = 0,
     ) -> GameRecord:
         """The record of a game played from ``new_game(final.rules, seed=seed)`` to
         ``final`` by ``actions`` and chance ``outcomes`` (``times``: each decision's
@@ -329,6 +343,7 @@ class GameRecord:
         The one place a played game becomes a record: the arena's game loop, ``jungle
         play`` and ``jungle serve`` all build theirs here. ``forfeit``: ``(player, why)``
         when that player's agent failed to move at ``final``; the other player wins.
+        ``opening``: how many of the first plies were a random opening, not decisions.
 
         >>> from jungle_core import DARK, new_game
         >>> GameRecord.of_play(new_game(DARK), ("a", "b"), 0, [], [], []).reason
@@ -349,12 +364,26 @@ class GameRecord:
             winner=winner,
             reason=reason,
             note=note,
+            opening=opening,
         )
 
     @property
     def plies(self) -> int:
         """The number of plies played."""
         return len(self.actions)
+
+    def decision_times(self, player: int) -> tuple[float, ...]:
+        """The seconds of each of ``player``'s decisions (0 moved first): its plies'
+        times after the random opening, whose plies no agent decided.
+
+        >>> from jungle_core import DARK
+        >>> r = GameRecord(DARK, ("a", "b"), 0, (1, 2, 3, 4, 5), (-1,) * 5,
+        ...                (0.0, 0.0, 0.0, 0.2, 0.3), None, "unfinished", opening=3)
+        >>> r.decision_times(0), r.decision_times(1)
+        ((0.3,), (0.2,))
+        """
+        first = self.opening + (player - self.opening) % 2  # the players alternate
+        return self.times[first::2]
 
     def score(self, player: int) -> float:
         """``player``'s score: 1 a win, 0.5 a draw, 0 a loss."""
@@ -375,6 +404,7 @@ class GameRecord:
             "winner": self.winner,
             "reason": self.reason,
             **({"note": self.note} if self.reason == "forfeit" else {}),
+            **({"opening": self.opening} if self.opening else {}),
         }
 
     @classmethod

@@ -83,8 +83,11 @@ def game_seed(seed: int, a: str, b: str, index: int, deals: str = "independent")
 @attrs.frozen
 class Task:
     """One game of a run: ``pair`` (A, B) as the run lists them, game ``index`` (A moves
-    first when it is even), its ``seed`` (:func:`game_seed`), ``max_plies`` and how its
-    chance is dealt (``deals``, :data:`jungle_agents.arena._game_loop.DEALS`)."""
+    first when it is even), its ``seed`` (:func:`game_seed`), ``max_plies``, how its
+    chance is dealt (``deals``, :data:`jungle_agents.arena._game_loop.DEALS`), and its
+    random opening: ``openings`` plies drawn from ``opening_seed`` (the run gives games
+    ``2k`` and ``2k + 1``, the same two agents with the colours swapped, one opening seed:
+    :func:`jungle_agents.arena.play_game`)."""
 
     rules: Rules
     pair: tuple[str, str]
@@ -92,6 +95,8 @@ class Task:
     seed: int
     max_plies: int | None
     deals: str = "independent"
+    openings: int = 0
+    opening_seed: int | None = None
 
 
 @functools.cache
@@ -116,6 +121,8 @@ def run_task(task: Task) -> dict[str, Any]:
             task.seed,
             max_plies=task.max_plies,
             deals=task.deals,
+            openings=task.openings,
+            opening_seed=task.opening_seed,
         )
     except Exception as error:
         raise RuntimeError(

@@ -134,9 +134,8 @@ def _pair_result(a: str, b: str, games: Sequence[GameResult]) -> PairResult:
         _count_end(ends, g)
         (first if g.a_first else second).append(s)
         side_a = 0 if g.a_first else 1
-        times = g.record.times
-        times_a.extend(times[side_a::2])
-        times_b.extend(times[1 - side_a :: 2])
+        times_a.extend(g.record.decision_times(side_a))  # a random opening's plies aside
+        times_b.extend(g.record.decision_times(1 - side_a))
         plies.append(g.record.plies)
     wins, draws, losses = _wdl(ends)
     return PairResult(
@@ -210,7 +209,7 @@ def summarize(games: Iterable[GameResult], specs: Sequence[str] | None = None) -
     times: dict[str, list[float]] = {s: [] for s in specs}
     for g in games:
         for player, spec in enumerate(g.record.players):
-            times.setdefault(spec, []).extend(g.record.times[player::2])
+            times.setdefault(spec, []).extend(g.record.decision_times(player))
     latency = {s: (float(np.mean(t)) if t else math.nan, _p95(t)) for s, t in times.items()}
     scores = [(g.record.players[0], g.record.players[1], g.record.score(0)) for g in games]
     ratings = fit_elo(scores, list(specs)) if games else {}
@@ -251,9 +250,8 @@ class _PairTally:
         else:
             self.second_score += s
         side_a = 0 if game.a_first else 1
-        times = game.record.times
-        self.times_a.add(times[side_a::2])
-        self.times_b.add(times[1 - side_a :: 2])
+        self.times_a.add(game.record.decision_times(side_a))  # a random opening's aside
+        self.times_b.add(game.record.decision_times(1 - side_a))
         self.plies += game.record.plies
 
     def result(self, a: str, b: str) -> PairResult:

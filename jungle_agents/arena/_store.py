@@ -1,6 +1,7 @@
 """The arena's games file: JSON Lines, one game a line, appended with an fsync per game.
 
-The first line is the run's header (``{"type": "header", "rules", "seed", "max_plies"}``),
+The first line is the run's header (``{"type": "header", "rules", "seed", "max_plies"}``,
+and ``"deals"`` and ``"openings"`` where they are not the default),
 every other line one game (:meth:`GameResult.to_json`). A crash can tear only the last
 line. A last line that is not yet whole JSON is torn: readers ignore it and
 :class:`GamesFile` cuts it off before it appends, so that game is played again. A last line
@@ -151,13 +152,25 @@ def load_runs(paths: Sequence[str | os.PathLike[str]]) -> list[GameResult]:
 
 
 def run_header(
-    rules: Rules, seed: int, max_plies: int | None, deals: str = "independent"
+    rules: Rules,
+    seed: int,
+    max_plies: int | None,
+    deals: str = "independent",
+    openings: int = 0,
 ) -> dict[str, Any]:
     """The header line of a run's games file: what makes its games the ones it plays
-    (``deals`` only when it is not the default, so older files stay resumable)."""
+    (``deals`` and ``openings`` only when they are not the default, so older files stay
+    resumable).
+
+    >>> from jungle_core import CLASSIC
+    >>> sorted(run_header(CLASSIC, 0, None, openings=2))
+    ['max_plies', 'openings', 'rules', 'seed', 'type']
+    """
     header = {"type": "header", "rules": rules_to_json(rules), "seed": seed, "max_plies": max_plies}
     if deals != "independent":
         header["deals"] = deals
+    if openings:
+        header["openings"] = openings
     return header
 
 
@@ -178,7 +191,7 @@ def open_run(
             f"{path} holds {count} games but no header line, so nothing says "
             f"which run (rules, seed, max_plies) played them; use another output file"
         )
-    for key in ("rules", "seed", "max_plies", "deals"):
+    for key in ("rules", "seed", "max_plies", "deals", "openings"):
         if first.get(key) != header.get(key):
             raise RecordError(
                 f"{path} holds games of a different run ({key} "
@@ -197,11 +210,12 @@ def iter_resumable_games(
     seed: int = 0,
     max_plies: int | None = None,
     deals: str = "independent",
+    openings: int = 0,
 ) -> Iterator[GameResult]:
     """:func:`resumable_games` one game at a time: the file is read as the games are asked
     for, so a file of any size takes the memory of one game. A file of another run raises
     :class:`RecordError` at once (when this is called, not when it is first iterated)."""
-    _, games = open_run(path, run_header(rules, seed, max_plies, deals))
+    _, games = open_run(path, run_header(rules, seed, max_plies, deals, openings))
     wanted = set(pairs)
     return (g for g in games if g.pair in wanted and g.index < games_per_pair)
 
@@ -214,6 +228,7 @@ def resumable_games(
     seed: int = 0,
     max_plies: int | None = None,
     deals: str = "independent",
+    openings: int = 0,
 ) -> list[GameResult]:
     """The games of ``path`` that a run with these arguments keeps instead of playing
     (the ones of its pairs and game indices); a file of another run raises
@@ -223,7 +238,9 @@ def resumable_games(
     >>> resumable_games("no-such-file.jsonl", DARK, [("random", "greedy")], 2)
     []
     """
-    return list(iter_resumable_games(path, rules, pairs, games_per_pair, seed, max_plies, deals))
+    return list(
+        iter_resumable_games(path, rules, pairs, games_per_pair, seed, max_plies, deals, openings)
+    )
 
 
 def _seal_last_line(path: Path) -> None:
