@@ -73,7 +73,7 @@ def register_builtin_agents() -> None:
         "alphabeta",
         AlphaBetaConfig,
         _alphabeta,
-        "CLASSIC only: fast alpha-beta (PVS, null move, LMR, killers, quiescence) on a"
+        "CLASSIC only: fast alpha-beta (PVS, killers, history, quiescence) on a"
         " mutable board",
         replace=True,
     )

@@ -2,7 +2,7 @@
 
 A negamax alpha-beta for CLASSIC rules on a private mutable board (make and unmake, an
 incremental piece-square evaluation, Zobrist hashing), with switchable principal
-variation search, aspiration windows, null-move pruning, late-move reductions, killer and
+variation search, aspiration windows, late-move reductions, killer and
 history move ordering, den-threat extensions, repetition handling and quiescence
 (:class:`AlphaBetaConfig`). ``make_agent("alphabeta:time=0.25", CLASSIC)`` builds one.
 

@@ -63,11 +63,6 @@ class AlphaBetaConfig:
         default=0.0, metadata={"help": "aspiration window half-width at the root (0: off)"}
     )
     """Each iteration's root window around the previous value, widened on failure."""
-    nullmove: int = attrs.field(
-        default=0, metadata={"help": "null-move pruning reduction R (0: off)"}
-    )
-    """At depth >= R + 1, a side whose static value is at least beta passes: if the
-    opponent still cannot bring the value under beta at depth - 1 - R, the node cuts."""
     lmr: bool = attrs.field(default=False, metadata={"help": "late-move reductions"})
     """Quiet moves late in the order searched one ply shallower (re-searched if they
     beat alpha)."""
@@ -95,8 +90,6 @@ class AlphaBetaConfig:
             raise ValueError(f"depth must be 1..64, not {self.depth}")
         if not 0 <= self.qdepth <= 32:
             raise ValueError(f"qdepth must be 0..32, not {self.qdepth}")
-        if not 0 <= self.nullmove <= 4:
-            raise ValueError(f"nullmove must be 0..4, not {self.nullmove}")
 
 
 @attrs.frozen

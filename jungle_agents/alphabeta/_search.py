@@ -21,8 +21,6 @@ The search, each enhancement a switch of :class:`AlphaBetaConfig`:
   are reused, with bounds; wins are stored relative to the node);
 - ``pvs``: principal variation search; ``aspiration``: root windows around the previous
   iteration's value;
-- ``nullmove``: null-move pruning with reduction R, never when the mover's den is
-  threatened or when it is down to its last two pieces;
 - ``lmr``: late quiet moves one ply (two, very late) shallower at depth >= 3;
 - ``den_extension``: a move onto a square next to the enemy den searched one ply deeper;
 - ``repetition``: a position repeating one on the search path is a draw;
@@ -36,8 +34,9 @@ pieces or no legal move loses (``Rules.no_moves``), and the ply limit draws.
 
 from __future__ import annotations
 
+import operator
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -63,6 +62,9 @@ Move = tuple[int, int, int, int, int]
 
 class _Timeout(Exception):
     pass
+
+
+_first = operator.itemgetter(0)
 
 
 class AlphaBetaSearch:
@@ -327,11 +329,11 @@ class AlphaBetaSearch:
                 try:
                     if i and pvs:
                         a = max(alpha, best_v)
-                        v = -self._node(depth - 1, -a - 1, -a, 1, True)
+                        v = -self._node(depth - 1, -a - 1, -a, 1)
                         if a < v < beta:
-                            v = -self._node(depth - 1, -beta, -v, 1, True)
+                            v = -self._node(depth - 1, -beta, -a, 1)
                     else:
-                        v = -self._node(depth - 1, -beta, -max(alpha, best_v), 1, True)
+                        v = -self._node(depth - 1, -beta, -max(alpha, best_v), 1)
                 finally:
                     self._unmake(m)
             if v > best_v:
@@ -376,10 +378,43 @@ class AlphaBetaSearch:
             else:
                 s = 0
             scored.append((s, m))
-        scored.sort(key=lambda x: -x[0])
+        scored.sort(key=_first, reverse=True)  # stable: ties keep the generation order
         return [m for _, m in scored]
 
-    def _node(self, depth: int, alpha: float, beta: float, ply: int, null_ok: bool) -> float:
+    def _staged(self, side: int, tt_move: int, ply: int) -> Iterator[Move]:
+        """The moves in search order; the table's move first, before the others are
+        generated (a cut-off on it saves generating them)."""
+        first = self._move_of(side, tt_move) if tt_move >= 0 else None
+        if first is None:
+            yield from self._order(self._moves(side), -1, ply)
+            return
+        yield first
+        for m in self._order(self._moves(side), tt_move, ply):
+            if m[0] != tt_move:
+                yield m
+
+    def _move_of(self, side: int, action: int) -> Move | None:
+        """The move ``action`` of ``side`` if it is legal here (a table entry may come
+        from another position with the same hash), else None."""
+        frm = (action - self._n) >> 2
+        if not 0 <= frm < self._n:
+            return None
+        board = self._board
+        code = board[frm]
+        if not side * 8 < code <= side * 8 + 8:
+            return None
+        for a, target, ok, crossed in self._cand[code][frm]:
+            if a == action:
+                q = board[target]
+                if not ok[q]:
+                    return None
+                for w in crossed:
+                    if board[w]:
+                        return None
+                return (a, code, frm, target, q)
+        return None
+
+    def _node(self, depth: int, alpha: float, beta: float, ply: int) -> float:
         """The value for the side to move, fail-soft within (alpha, beta)."""
         self.nodes += 1
         self._clock += 1
@@ -413,73 +448,51 @@ class AlphaBetaSearch:
                         return value
         side = self._side
         threatened = self._threatened(side)
-        if (
-            cfg.nullmove
-            and null_ok
-            and depth > cfg.nullmove
-            and (beta - alpha == 1 or not cfg.pvs)
-            and not threatened
-            and self._count[side] > 2
-        ) and self._evaluate() >= beta:
-            self._side ^= 1
-            self._hash ^= self._zside
-            try:
-                v = -self._node(depth - 1 - cfg.nullmove, -beta, -beta + 1, ply + 1, False)
-            finally:
-                self._side ^= 1
-                self._hash ^= self._zside
-            if v >= beta:
-                return beta if v >= MATE - MAX_PLY else v
-        moves = self._moves(side)
-        if not moves:
-            return -(MATE - ply) if self._stuck_loses else 0.0
-        ordered = self._order(moves, tt_move, ply)
         alpha0 = alpha
         best_v = -float("inf")
-        best_action = ordered[0][0]
+        best_action = -1
         pvs = cfg.pvs
         lmr = cfg.lmr and depth >= 3 and not threatened
         enemy_guard = self._den_guard[1 - side] if cfg.den_extension else ()
         if cfg.repetition:
             self._path.append(h)
-        try:
-            for i, m in enumerate(ordered):
-                if self._wins(m):
-                    v = float(MATE - ply - 1)
+        # no try/finally: a timeout reloads the board, the path included, at the root
+        for i, m in enumerate(self._staged(side, tt_move, ply)):
+            if self._wins(m):
+                v = float(MATE - ply - 1)
+            else:
+                ext = 1 if m[3] in enemy_guard else 0
+                new_depth = depth - 1 + ext
+                self._make(m)
+                if i == 0 or not pvs:
+                    v = -self._node(new_depth, -beta, -alpha, ply + 1)
                 else:
-                    ext = 1 if m[3] in enemy_guard else 0
-                    new_depth = depth - 1 + ext
-                    self._make(m)
-                    try:
-                        if i == 0 or not pvs:
-                            v = -self._node(new_depth, -beta, -alpha, ply + 1, True)
-                        else:
-                            r = 0
-                            if lmr and i >= 3 and not m[4] and not ext and m[0] != tt_move:
-                                r = 2 if i >= 8 and depth >= 5 else 1
-                            v = -self._node(new_depth - r, -alpha - 1, -alpha, ply + 1, True)
-                            if v > alpha and (r or v < beta):
-                                v = -self._node(new_depth, -beta, -alpha, ply + 1, True)
-                    finally:
-                        self._unmake(m)
-                if v > best_v:
-                    best_v = v
-                    best_action = m[0]
-                    if v > alpha:
-                        alpha = v
-                        if alpha >= beta:
-                            if not m[4]:
-                                if cfg.killers:
-                                    k = self._killers[ply]
-                                    if k[0] != m[0]:
-                                        k[1] = k[0]
-                                        k[0] = m[0]
-                                if cfg.history:
-                                    self._history[m[0]] = self._history.get(m[0], 0) + depth * depth
-                            break
-        finally:
-            if cfg.repetition:
-                self._path.pop()
+                    r = 0
+                    if lmr and i >= 3 and not m[4] and not ext and m[0] != tt_move:
+                        r = 2 if i >= 8 and depth >= 5 else 1
+                    v = -self._node(new_depth - r, -alpha - 1, -alpha, ply + 1)
+                    if v > alpha and (r or v < beta):
+                        v = -self._node(new_depth, -beta, -alpha, ply + 1)
+                self._unmake(m)
+            if v > best_v:
+                best_v = v
+                best_action = m[0]
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        if not m[4]:
+                            if cfg.killers:
+                                k = self._killers[ply]
+                                if k[0] != m[0]:
+                                    k[1] = k[0]
+                                    k[0] = m[0]
+                            if cfg.history:
+                                self._history[m[0]] = self._history.get(m[0], 0) + depth * depth
+                        break
+        if cfg.repetition:
+            self._path.pop()
+        if best_action < 0:  # no legal move
+            return -(MATE - ply) if self._stuck_loses else 0.0
         if cfg.tt:
             if len(self._tt) >= _TT_LIMIT:
                 self._tt.clear()
@@ -519,10 +532,8 @@ class AlphaBetaSearch:
             if self._wins(m):
                 return float(MATE - ply - 1)
             self._make(m)
-            try:
-                v = -self._quiesce(-beta, -alpha, ply + 1, qdepth - 1)
-            finally:
-                self._unmake(m)
+            v = -self._quiesce(-beta, -alpha, ply + 1, qdepth - 1)
+            self._unmake(m)
             if v > best_v:
                 best_v = v
                 if v > alpha:

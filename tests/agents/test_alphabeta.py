@@ -32,7 +32,6 @@ PLAIN = AlphaBetaConfig(
     history=False,
     pvs=False,
     aspiration=0.0,
-    nullmove=0,
     lmr=False,
     den_extension=False,
     repetition=False,
@@ -116,7 +115,9 @@ def test_enters_the_den_and_defends_its_own(config: AlphaBetaConfig) -> None:
 def test_the_caller_state_is_untouched() -> None:
     s = _positions(1, 3)[0]
     before = (s.board, s.ply, s.to_move)
-    AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=4, nullmove=2, lmr=True)).search(s)
+    AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=4, lmr=True, repetition=True)).search(
+        s
+    )
     assert (s.board, s.ply, s.to_move) == before
 
 
@@ -124,7 +125,6 @@ def test_every_switch_plays_legal_moves() -> None:
     config = AlphaBetaConfig(
         time=0.0,
         depth=4,
-        nullmove=2,
         lmr=True,
         den_extension=True,
         repetition=True,
@@ -140,6 +140,6 @@ def test_registry_and_rules() -> None:
     agent = make_agent("alphabeta:time=0,depth=2,lmr=1", CLASSIC)
     assert agent.name.startswith("alphabeta")
     with pytest.raises(AgentSpecError):
-        make_agent("alphabeta:nullmove=9", CLASSIC)
+        make_agent("alphabeta:qdepth=99", CLASSIC)
     with pytest.raises(JungleError):
         AlphaBetaSearch(DARK)
