@@ -5,7 +5,7 @@ Positions: every 10th ply of the recorded CLASSIC games in ``--games`` (by defau
 the first ``--positions`` of them that are unfinished. Two tables:
 
 1. The enhancements that leave a fixed-depth search's value unchanged (transposition
-   table, principal variation search, killers, history, aspiration windows): the
+   table, principal variation search, killers, history): the
    ``alphabeta`` defaults to ``--depth`` plies, then with one of them switched off: total
    nodes and seconds, and each as a ratio to the defaults in the same run.
 2. Against the reference, ``minimax:time=T,depth=30,quiescence=1`` (the ``minimax``
@@ -40,7 +40,6 @@ EXACT_LEVERS: dict[str, tuple[str, Any]] = {
     "principal variation search": ("pvs", False),
     "killer moves": ("killers", False),
     "history heuristic": ("history", False),
-    "aspiration windows": ("aspiration", 0.0),
 }
 """Each exact enhancement: the field and the value that turns it off."""
 

@@ -1,10 +1,10 @@
 """The ``alphabeta`` agent: CLASSIC's fast alpha-beta search.
 
 A negamax alpha-beta for CLASSIC rules on a private mutable board (make and unmake, an
-incremental piece-square evaluation, Zobrist hashing), with switchable principal
-variation search, aspiration windows, late-move reductions, killer and
-history move ordering, den-threat extensions, repetition handling and quiescence
-(:class:`AlphaBetaConfig`). ``make_agent("alphabeta:time=0.25", CLASSIC)`` builds one.
+incremental piece-square evaluation, Zobrist hashing), with a switchable transposition
+table, principal variation search, killer and history move ordering, and quiescence on
+captures, den entries and den threats (:class:`AlphaBetaConfig`).
+``make_agent("alphabeta:time=0.25", CLASSIC)`` builds one.
 
 >>> import numpy as np
 >>> from jungle_core import CLASSIC, legal_actions, new_game

@@ -27,7 +27,7 @@ class AlphaBetaConfig:
     """How the ``alphabeta`` agent searches a CLASSIC position.
 
     Each field's ``metadata`` holds its one-line ``help``, from which the agent registry
-    builds the ``alphabeta`` spec parameters (``alphabeta:time=0.25,nullmove=0``).
+    builds the ``alphabeta`` spec parameters (``alphabeta:time=0.25,pvs=0``).
 
     >>> AlphaBetaConfig().time, AlphaBetaConfig(depth=4, time=0).depth
     (0.25, 4)
@@ -59,33 +59,10 @@ class AlphaBetaConfig:
     """Quiet moves ordered by how often (weighted by depth squared) they cut off."""
     pvs: bool = attrs.field(default=True, metadata={"help": "principal variation search"})
     """Every move after the first searched with a null window, re-searched if it beats it."""
-    aspiration: float = attrs.field(
-        default=0.0, metadata={"help": "aspiration window half-width at the root (0: off)"}
-    )
-    """Each iteration's root window around the previous value, widened on failure."""
-    lmr: bool = attrs.field(default=False, metadata={"help": "late-move reductions"})
-    """Quiet moves late in the order searched one ply shallower (re-searched if they
-    beat alpha)."""
-    den_extension: bool = attrs.field(
-        default=False, metadata={"help": "extend moves that put a piece next to the enemy den"}
-    )
-    """A move that puts a piece next to the enemy den (a threat to enter it) is searched
-    one ply deeper."""
-    repetition: bool = attrs.field(
-        default=False, metadata={"help": "a position repeated on the search path is a draw"}
-    )
-    """A position that repeats one on the current search path scores as a draw."""
-    mobility: float = attrs.field(
-        default=0.0, metadata={"help": "weight of the mobility ratio in the evaluation"}
-    )
-    """The CLASSIC evaluation's mobility term (:class:`jungle_agents.ClassicWeights`);
-    0 leaves the evaluation incremental (piece-square terms only)."""
 
     def __attrs_post_init__(self) -> None:
-        for name in ("time", "aspiration", "mobility"):
-            value = getattr(self, name)
-            if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0, not {value}")
+        if not math.isfinite(self.time) or self.time < 0:
+            raise ValueError(f"time must be a finite number >= 0, not {self.time}")
         if not 1 <= self.depth <= 64:
             raise ValueError(f"depth must be 1..64, not {self.depth}")
         if not 0 <= self.qdepth <= 32:

@@ -19,11 +19,7 @@ The search, each enhancement a switch of :class:`AlphaBetaConfig`:
   then least valuable attacker), ``killers``, then ``history``;
 - ``tt``: transposition table on a Zobrist hash (entries of at least the depth asked
   are reused, with bounds; wins are stored relative to the node);
-- ``pvs``: principal variation search; ``aspiration``: root windows around the previous
-  iteration's value;
-- ``lmr``: late quiet moves one ply (two, very late) shallower at depth >= 3;
-- ``den_extension``: a move onto a square next to the enemy den searched one ply deeper;
-- ``repetition``: a position repeating one on the search path is a draw;
+- ``pvs``: principal variation search;
 - ``quiescence``: captures and den entries with stand-pat at the horizon; a side with an
   enemy piece next to its own den may not stand pat (it must take that piece, or it
   loses).
@@ -146,7 +142,6 @@ class AlphaBetaSearch:
             sum(1 for c in range(1, 9) if where[c] >= 0),
             sum(1 for c in range(9, 17) if where[c] >= 0),
         ]
-        self._path: list[int] = []
 
     def _moves(self, side: int) -> list[Move]:
         board = self._board
@@ -222,14 +217,7 @@ class AlphaBetaSearch:
 
     def _evaluate(self) -> float:
         """The static value for the side to move."""
-        v = self._score if self._side == 0 else -self._score
-        mobility = self.config.mobility
-        if mobility:
-            mine = len(self._moves(self._side))
-            theirs = len(self._moves(1 - self._side))
-            if mine + theirs:
-                v += mobility * (mine - theirs) / (mine + theirs)
-        return v
+        return self._score if self._side == 0 else -self._score
 
     # ----------------------------------------------------------------- search
 
@@ -258,18 +246,7 @@ class AlphaBetaSearch:
         pv: tuple[int, ...] = (best[0],)
         for depth in range(1, cfg.depth + 1):
             try:
-                if cfg.aspiration and depth > 1 and abs(value) < MATE - MAX_PLY:
-                    lo, hi = value - cfg.aspiration, value + cfg.aspiration
-                    while True:
-                        v, m = self._root(root_moves, depth, lo, hi, best)
-                        if v <= lo:
-                            lo = -float("inf")
-                        elif v >= hi:
-                            hi = float("inf")
-                        else:
-                            break
-                else:
-                    v, m = self._root(root_moves, depth, -float("inf"), float("inf"), best)
+                v, m = self._root(root_moves, depth, -float("inf"), float("inf"), best)
             except _Timeout:
                 if self._improved is not None:  # a better move found in the unfinished depth
                     best = self._improved
@@ -426,8 +403,6 @@ class AlphaBetaSearch:
             return 0.0
         cfg = self.config
         h = self._hash
-        if cfg.repetition and h in self._path:
-            return 0.0
         if depth <= 0 or ply >= MAX_PLY:
             return self._quiesce(alpha, beta, ply, cfg.qdepth if cfg.quiescence else 0)
         tt_move = -1
@@ -447,32 +422,22 @@ class AlphaBetaSearch:
                     if flag == _UPPER and value <= alpha:
                         return value
         side = self._side
-        threatened = self._threatened(side)
         alpha0 = alpha
         best_v = -float("inf")
         best_action = -1
         pvs = cfg.pvs
-        lmr = cfg.lmr and depth >= 3 and not threatened
-        enemy_guard = self._den_guard[1 - side] if cfg.den_extension else ()
-        if cfg.repetition:
-            self._path.append(h)
-        # no try/finally: a timeout reloads the board, the path included, at the root
+        # no try/finally: a timeout reloads the board at the root
         for i, m in enumerate(self._staged(side, tt_move, ply)):
             if self._wins(m):
                 v = float(MATE - ply - 1)
             else:
-                ext = 1 if m[3] in enemy_guard else 0
-                new_depth = depth - 1 + ext
                 self._make(m)
                 if i == 0 or not pvs:
-                    v = -self._node(new_depth, -beta, -alpha, ply + 1)
+                    v = -self._node(depth - 1, -beta, -alpha, ply + 1)
                 else:
-                    r = 0
-                    if lmr and i >= 3 and not m[4] and not ext and m[0] != tt_move:
-                        r = 2 if i >= 8 and depth >= 5 else 1
-                    v = -self._node(new_depth - r, -alpha - 1, -alpha, ply + 1)
-                    if v > alpha and (r or v < beta):
-                        v = -self._node(new_depth, -beta, -alpha, ply + 1)
+                    v = -self._node(depth - 1, -alpha - 1, -alpha, ply + 1)
+                    if alpha < v < beta:
+                        v = -self._node(depth - 1, -beta, -alpha, ply + 1)
                 self._unmake(m)
             if v > best_v:
                 best_v = v
@@ -489,8 +454,6 @@ class AlphaBetaSearch:
                             if cfg.history:
                                 self._history[m[0]] = self._history.get(m[0], 0) + depth * depth
                         break
-        if cfg.repetition:
-            self._path.pop()
         if best_action < 0:  # no legal move
             return -(MATE - ply) if self._stuck_loses else 0.0
         if cfg.tt:

@@ -31,11 +31,6 @@ PLAIN = AlphaBetaConfig(
     killers=False,
     history=False,
     pvs=False,
-    aspiration=0.0,
-    lmr=False,
-    den_extension=False,
-    repetition=False,
-    mobility=0.0,
 )
 """Every enhancement off: plain alpha-beta at a fixed depth."""
 
@@ -85,7 +80,6 @@ def test_moves_are_the_cores() -> None:
         {},
         {"pvs": True},
         {"pvs": True, "killers": True, "history": True},
-        {"pvs": True, "killers": True, "history": True, "aspiration": 20.0},
     ],
 )
 def test_exact_enhancements_give_plain_negamax_value(switches: dict[str, Any]) -> None:
@@ -115,29 +109,31 @@ def test_enters_the_den_and_defends_its_own(config: AlphaBetaConfig) -> None:
 def test_the_caller_state_is_untouched() -> None:
     s = _positions(1, 3)[0]
     before = (s.board, s.ply, s.to_move)
-    AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=4, lmr=True, repetition=True)).search(
-        s
-    )
+    AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=4)).search(s)
     assert (s.board, s.ply, s.to_move) == before
 
 
-def test_every_switch_plays_legal_moves() -> None:
-    config = AlphaBetaConfig(
-        time=0.0,
-        depth=4,
-        lmr=True,
-        den_extension=True,
-        repetition=True,
-        aspiration=30.0,
-        mobility=30.0,
+@pytest.mark.parametrize("switch", ["tt", "killers", "history", "pvs", "quiescence"])
+def test_each_switch_off_plays_legal_moves(switch: str) -> None:
+    agent = AlphaBetaAgent(
+        CLASSIC, attrs.evolve(AlphaBetaConfig(time=0.0, depth=4), **{switch: False})
     )
-    agent = AlphaBetaAgent(CLASSIC, config)
-    for s in _positions(10, 4):
+    for s in _positions(6, 4):
         assert agent.act(s, np.random.default_rng(0)) in legal_actions(s)
 
 
+def test_a_timed_search_keeps_its_budget_and_state() -> None:
+    s = _positions(1, 5)[0]
+    search = AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.05))
+    info = search.search(s)
+    assert info.depth >= 1 and info.action in legal_actions(s) and info.pv[0] == info.action
+    # the board is reloaded after the interrupted iteration: the next search is the same
+    again = AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=info.depth)).search(s)
+    assert again.depth == info.depth
+
+
 def test_registry_and_rules() -> None:
-    agent = make_agent("alphabeta:time=0,depth=2,lmr=1", CLASSIC)
+    agent = make_agent("alphabeta:time=0,depth=2,pvs=0", CLASSIC)
     assert agent.name.startswith("alphabeta")
     with pytest.raises(AgentSpecError):
         make_agent("alphabeta:qdepth=99", CLASSIC)
