@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import IO, Any, ClassVar
 
 import numpy as np
@@ -26,12 +26,14 @@ from jungle_core import (
     Rules,
     State,
     __version__,
+    is_chance_action,
     legal_actions,
     move_text,
     new_game,
     outcome,
     perft,
     render,
+    step_outcome,
 )
 
 __all__ = ["RNG_OPTION", "EngineServer", "serve"]
@@ -192,7 +194,8 @@ class EngineServer:
             if info is not None:
                 self._write(
                     f"info depth {info.depth} score cp {round(100 * info.value)} "
-                    f"nodes {info.nodes} time {round(1000 * info.seconds)} pv {text}"
+                    f"nodes {info.nodes} time {round(1000 * info.seconds)} "
+                    f"pv {_pv_text(state, int(action), getattr(info, 'pv', ()))}"
                 )
             state_json = json.dumps(self._rng.bit_generator.state, separators=(",", ":"))
             self._write(f"info string jungle-rng {state_json}")
@@ -252,6 +255,8 @@ class EngineServer:
         overrides: dict[str, str] = {}
         if limits.depth is not None and "depth" in self._kind_params:
             overrides["depth"] = str(limits.depth)
+            if limits.movetime is None and "time" in self._kind_params:
+                overrides["time"] = "0"  # ``go depth N`` searches to depth N, untimed
         if limits.movetime is not None and "time" in self._kind_params:
             overrides["time"] = f"{limits.movetime / 1000:g}"
         spec = self._spec(overrides)
@@ -320,3 +325,19 @@ def serve(
             break
     server.wait()
     return 0
+
+
+def _pv_text(state: State, action: int, pv: Sequence[int]) -> str:
+    """The principal variation an agent reports (``pv``, its chosen ``action`` first),
+    as far as its moves are legal and without chance; else the chosen move alone."""
+    line = list(pv) if pv and pv[0] == action else [action]
+    texts = []
+    for a in line:
+        if outcome(state) is not None or a not in legal_actions(state):
+            break
+        if is_chance_action(state, a):
+            texts.append(move_text(state, a))
+            break
+        texts.append(move_text(state, a))
+        state = step_outcome(state, a, -1)
+    return " ".join(texts)

@@ -139,3 +139,17 @@ def test_registry_and_rules() -> None:
         make_agent("alphabeta:qdepth=99", CLASSIC)
     with pytest.raises(JungleError):
         AlphaBetaSearch(DARK)
+
+
+def test_served_over_the_engine_protocol() -> None:
+    from jungle_agents.engine import EngineServer
+
+    lines: list[str] = []
+    server = EngineServer("alphabeta", CLASSIC, lines.append)
+    server.handle("position startpos moves a3a4 g7g6")
+    server.handle("go depth 4")
+    server.wait()
+    info = next(line for line in lines if line.startswith("info depth"))
+    assert info.startswith("info depth 4 ")  # go depth N: exactly N, not the default time
+    pv = info.split(" pv ")[1].split()
+    assert len(pv) >= 2 and lines[-1] == f"bestmove {pv[0]}"
