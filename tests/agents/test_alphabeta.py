@@ -153,3 +153,22 @@ def test_served_over_the_engine_protocol() -> None:
     assert info.startswith("info depth 4 ")  # go depth N: exactly N, not the default time
     pv = info.split(" pv ")[1].split()
     assert len(pv) >= 2 and lines[-1] == f"bestmove {pv[0]}"
+
+
+def test_classic_strong_is_the_alphabeta_preset_with_its_games() -> None:
+    from pathlib import Path
+
+    from jungle_agents import presets
+    from jungle_agents.arena import load_games, summarize
+
+    preset = presets()["classic-strong"]
+    assert preset.spec == "alphabeta:time=0.25" and preset.rules == "CLASSIC"
+    agent = make_agent("classic-strong", CLASSIC)
+    assert isinstance(agent, AlphaBetaAgent) and agent.config == AlphaBetaConfig(time=0.25)
+    # the measured figure is the committed games file's
+    path = Path(__file__).parents[2] / "docs/games/alphabeta-vs-minimax-0.25s.jsonl"
+    _, games = load_games(path)
+    pair = summarize(games).pairs[("alphabeta", preset.measured.opponent)]
+    assert pair.games == preset.measured.games
+    assert round(pair.score, 3) == preset.measured.score
+    assert round(1000 * pair.latency_a[0]) == preset.measured.ms
