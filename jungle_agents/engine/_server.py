@@ -17,7 +17,7 @@ from typing import IO, Any, ClassVar
 
 import numpy as np
 
-from jungle_agents._base import Agent, Param, kind_params, make_agent, parse_spec
+from jungle_agents._base import Agent, Param, expand_preset, kind_params, make_agent
 from jungle_agents.engine._protocol import Limits, parse_go, parse_position, position_fen
 from jungle_core import (
     CLASSIC,
@@ -73,7 +73,7 @@ class EngineServer:
     def __init__(
         self, spec: str, rules: Rules, write: Callable[[str], None], seed: int = 0
     ) -> None:
-        self.name, self._params = parse_spec(spec)
+        self.name, self._params = expand_preset(spec)  # a preset serves its spec
         self._kind_params: dict[str, Param] = kind_params(self.name)
         self._rules = rules
         self._write_line = write

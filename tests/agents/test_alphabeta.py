@@ -145,7 +145,7 @@ def test_served_over_the_engine_protocol() -> None:
     from jungle_agents.engine import EngineServer
 
     lines: list[str] = []
-    server = EngineServer("alphabeta", CLASSIC, lines.append)
+    server = EngineServer("classic-strong", CLASSIC, lines.append)  # a preset serves too
     server.handle("position startpos moves a3a4 g7g6")
     server.handle("go depth 4")
     server.wait()
