@@ -391,16 +391,21 @@ class AlphaBetaSearch:
                 return (a, code, frm, target, q)
         return None
 
-    def _node(self, depth: int, alpha: float, beta: float, ply: int) -> float:
-        """The value for the side to move, fail-soft within (alpha, beta)."""
+    def _visit(self) -> bool:
+        """Count a node (every ``_CLOCK_NODES`` nodes, look at the clock) and say whether
+        the game has reached its ply limit here."""
         self.nodes += 1
         self._clock += 1
         if self._clock >= _CLOCK_NODES:
             self._clock = 0
             if time.perf_counter() > self._deadline:
                 raise _Timeout
-        if self._ply >= self._ply_limit:
-            return 0.0
+        return self._ply >= self._ply_limit
+
+    def _node(self, depth: int, alpha: float, beta: float, ply: int) -> float:
+        """The value for the side to move, fail-soft within (alpha, beta)."""
+        if self._visit():
+            return 0.0  # the ply limit: a draw
         cfg = self.config
         h = self._hash
         if depth <= 0 or ply >= MAX_PLY:
@@ -470,14 +475,8 @@ class AlphaBetaSearch:
 
     def _quiesce(self, alpha: float, beta: float, ply: int, qdepth: int) -> float:
         """Captures and den entries with stand-pat; no stand-pat under a den threat."""
-        self.nodes += 1
-        self._clock += 1
-        if self._clock >= _CLOCK_NODES:
-            self._clock = 0
-            if time.perf_counter() > self._deadline:
-                raise _Timeout
-        if self._ply >= self._ply_limit:
-            return 0.0
+        if self._visit():
+            return 0.0  # the ply limit: a draw
         side = self._side
         threatened = qdepth > 0 and self._threatened(side)
         if threatened:
