@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import operator
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -64,7 +64,8 @@ _first = operator.itemgetter(0)
 
 
 class AlphaBetaSearch:
-    """One CLASSIC search (reusable across decisions and both sides).
+    """One CLASSIC search (reusable across decisions and both sides). ``weights``: the
+    CLASSIC evaluation's (:class:`jungle_agents.ClassicWeights`; its piece-square terms).
 
     >>> from jungle_core import CLASSIC, legal_actions, new_game
     >>> search = AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=3))
@@ -93,9 +94,8 @@ class AlphaBetaSearch:
         self._ply_limit = rules.ply_limit or (1 << 62)
         self._stuck_loses = rules.no_moves != "draw"
         # next to each den: the squares from which an enemy piece may enter it
-        self._den_guard: tuple[tuple[int, ...], tuple[int, ...]] = tuple(  # type: ignore[assignment]
-            tuple(sq for _, sq in t.neighbours[t.dens[p]]) for p in (0, 1)
-        )
+        guard = [tuple(sq for _, sq in t.neighbours[t.dens[p]]) for p in (0, 1)]
+        self._den_guard = (guard[0], guard[1])
         evaluator = ClassicEvaluator(rules, 0, weights)
         self._pst = evaluator.pst  # for player 0: + own pieces, - the opponent's
         w = evaluator.weights
@@ -113,8 +113,6 @@ class AlphaBetaSearch:
         self.nodes = 0
         self._deadline = float("inf")
         self._clock = 0
-        self.on_iteration: Callable[[AlphaBetaInfo], None] | None = None
-        """Called after each completed iteration (``jungle engine``'s ``info`` lines)."""
 
     # ------------------------------------------------------------------ board
 
@@ -255,12 +253,6 @@ class AlphaBetaSearch:
                 break
             best, value, depth_done = m, v, depth
             pv = self._pv(state, best)
-            if self.on_iteration is not None:
-                self.on_iteration(
-                    AlphaBetaInfo(
-                        best[0], value, depth, self.nodes, time.perf_counter() - start, pv
-                    )
-                )
             if abs(v) >= MATE - MAX_PLY:
                 break  # a forced result
         self._deadline = float("inf")

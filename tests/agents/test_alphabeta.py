@@ -172,3 +172,12 @@ def test_classic_strong_is_the_alphabeta_preset_with_its_games() -> None:
     assert pair.games == preset.measured.games
     assert round(pair.score, 3) == preset.measured.score
     assert round(1000 * pair.latency_a[0]) == preset.measured.ms
+
+
+def test_weights_change_the_evaluation() -> None:
+    from jungle_agents import ClassicWeights
+
+    s = from_fen("7/3R3/7/7/7/7/7/7/e6 1 0 0", CLASSIC)  # the Elephant to move, alone
+    plain = AlphaBetaSearch(CLASSIC, attrs.evolve(PLAIN, depth=1)).search(s).value
+    heavy = ClassicWeights(value={**ClassicWeights().value, 8: 500.0})
+    assert AlphaBetaSearch(CLASSIC, attrs.evolve(PLAIN, depth=1), heavy).search(s).value > plain
