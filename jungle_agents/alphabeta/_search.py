@@ -244,7 +244,7 @@ class AlphaBetaSearch:
         pv: tuple[int, ...] = (best[0],)
         for depth in range(1, cfg.depth + 1):
             try:
-                v, m = self._root(root_moves, depth, -float("inf"), float("inf"), best)
+                v, m = self._root(root_moves, depth, best)
             except _Timeout:
                 if self._improved is not None:  # a better move found in the unfinished depth
                     best = self._improved
@@ -281,10 +281,10 @@ class AlphaBetaSearch:
         self._load(state)
         return tuple(line)
 
-    def _root(
-        self, moves: list[Move], depth: int, alpha: float, beta: float, first: Move
-    ) -> tuple[float, Move]:
-        """The root: ``first`` (the previous best) first, then the ordered rest."""
+    def _root(self, moves: list[Move], depth: int, first: Move) -> tuple[float, Move]:
+        """The root's value and best move at ``depth``: ``first`` (the previous
+        iteration's best) searched first, then the ordered rest; a later move that beats
+        it is remembered in ``_improved`` (played if the iteration runs out of time)."""
         self._improved: Move | None = None
         ordered = self._order(moves, first[0], 0)
         best_v = -float("inf")
@@ -294,24 +294,19 @@ class AlphaBetaSearch:
             if self._wins(m):
                 v = float(MATE - 1)
             else:
-                self._make(m)
-                try:
-                    if i and pvs:
-                        a = max(alpha, best_v)
-                        v = -self._node(depth - 1, -a - 1, -a, 1)
-                        if a < v < beta:
-                            v = -self._node(depth - 1, -beta, -a, 1)
-                    else:
-                        v = -self._node(depth - 1, -beta, -max(alpha, best_v), 1)
-                finally:
-                    self._unmake(m)
+                self._make(m)  # a timeout reloads the board: no try/finally needed
+                if i and pvs:
+                    v = -self._node(depth - 1, -best_v - 1, -best_v, 1)
+                    if v > best_v:
+                        v = -self._node(depth - 1, -float("inf"), -best_v, 1)
+                else:
+                    v = -self._node(depth - 1, -float("inf"), -best_v, 1)
+                self._unmake(m)
             if v > best_v:
                 best_v = v
                 best = m
                 if i:
                     self._improved = m
-                if v >= beta:
-                    break
         if self.config.tt:
             self._tt[self._hash] = (depth, _EXACT, best_v, best[0])
         return best_v, best
