@@ -80,8 +80,7 @@ def register_builtin_agents() -> None:
         "alphabeta",
         AlphaBetaConfig,
         _alphabeta,
-        "CLASSIC only: fast alpha-beta (PVS, killers, history, quiescence) on a"
-        " mutable board",
+        "CLASSIC only: fast alpha-beta (PVS, killers, history, quiescence) on a mutable board",
         replace=True,
     )
     register_preset(
