@@ -127,7 +127,12 @@ def test_a_timed_search_keeps_its_budget_and_state() -> None:
     search = AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.05))
     info = search.search(s)
     assert info.depth >= 1 and info.action in legal_actions(s) and info.pv[0] == info.action
-    # the board is reloaded after the interrupted iteration: the next search is the same
+    # the board is reloaded after the interrupted iteration: nothing of it is left over
+    assert search._board == list(s.board) and search._side == s.to_move
+    assert search._count == [
+        sum(1 for c in s.board if 0 < c <= 8),
+        sum(1 for c in s.board if c > 8),
+    ]
     again = AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=info.depth)).search(s)
     assert again.depth == info.depth
 
