@@ -192,8 +192,10 @@ class EngineServer:
             info = getattr(agent, "last", None)
             text = move_text(state, int(action))
             if info is not None:
+                mate = getattr(info, "mate", None)
+                score = f"mate {mate}" if mate is not None else f"cp {round(100 * info.value)}"
                 self._write(
-                    f"info depth {info.depth} score cp {round(100 * info.value)} "
+                    f"info depth {info.depth} score {score} "
                     f"nodes {info.nodes} time {round(1000 * info.seconds)} "
                     f"pv {_pv_text(state, int(action), getattr(info, 'pv', ()))}"
                 )
