@@ -7,7 +7,7 @@ import numpy as np
 
 from jungle_agents.alphabeta._config import AlphaBetaConfig, AlphaBetaInfo
 from jungle_agents.alphabeta._search import AlphaBetaSearch
-from jungle_core import Rules, State
+from jungle_core import Rules, State, step_outcome
 
 __all__ = ["AlphaBetaAgent"]
 
@@ -18,6 +18,11 @@ class AlphaBetaAgent:
     The search is deterministic: ``rng`` is not used (varied games come from varied
     openings, ``jungle match --openings 2``). ``last`` holds the latest decision's
     :class:`AlphaBetaInfo` (``jungle engine`` prints it as an ``info`` line).
+
+    The agent remembers the positions of the game it is playing (each position it was
+    asked about and the one its move made), so that its search can score a return to one
+    of them as a draw (``AlphaBetaConfig.repetition``). A position of a lower or equal
+    ply than the last one asked starts a new game.
 
     >>> from jungle_core import CLASSIC, legal_actions, new_game
     >>> agent = AlphaBetaAgent(CLASSIC, AlphaBetaConfig(time=0.0, depth=2))
@@ -35,8 +40,13 @@ class AlphaBetaAgent:
         self.name = name
         self._search = AlphaBetaSearch(rules, self.config)
         self.last: AlphaBetaInfo | None = None
+        self._game: list[State] = []
 
     def act(self, state: State, rng: np.random.Generator) -> int:
         """The search's move in ``state``."""
-        self.last = self._search.search(state)
+        if self._game and state.ply <= self._game[-1].ply - 1:
+            self._game = []  # a new game (or a position taken back)
+        self.last = self._search.search(state, self._game)
+        self._game.append(state)
+        self._game.append(step_outcome(state, self.last.action, -1))
         return self.last.action

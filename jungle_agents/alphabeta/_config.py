@@ -59,6 +59,20 @@ class AlphaBetaConfig:
     """Quiet moves ordered by how often (weighted by depth squared) they cut off."""
     pvs: bool = attrs.field(default=True, metadata={"help": "principal variation search"})
     """Every move after the first searched with a null window, re-searched if it beats it."""
+    repetition: bool = attrs.field(
+        default=True,
+        metadata={"help": "a position repeated (in the game or the search) scores as a draw"},
+    )
+    """A move back to a position seen earlier (in the game so far, as the agent saw it, or
+    on the search path) scores as a draw instead of being searched. CLASSIC has no
+    repetition rule, so two deterministic engines can cycle until the ply limit; with
+    this switch the side that is ahead looks for another way."""
+    contempt: float = attrs.field(
+        default=25.0,
+        metadata={"help": "a draw (repetition or ply limit) scores -contempt for the searcher"},
+    )
+    """What a draw (a repeated position or the ply limit) is worth to the side searching,
+    negated, in evaluation points (a Dog is 35); its opponent's draws score +contempt."""
 
     def __attrs_post_init__(self) -> None:
         if not math.isfinite(self.time) or self.time < 0:
@@ -67,6 +81,10 @@ class AlphaBetaConfig:
             raise ValueError(f"depth must be 1..64, not {self.depth}")
         if not 0 <= self.qdepth <= 32:
             raise ValueError(f"qdepth must be 0..32, not {self.qdepth}")
+        if not math.isfinite(self.contempt) or abs(self.contempt) > 10_000:
+            raise ValueError(
+                f"contempt must be a finite number in -10000..10000, not {self.contempt}"
+            )
 
 
 @attrs.frozen
@@ -82,3 +100,17 @@ class AlphaBetaInfo:
     nodes: int
     seconds: float
     pv: tuple[int, ...] = ()
+
+    @property
+    def mate(self) -> int | None:
+        """The forced result the value says, in moves of the side to move as engines
+        count them (``3``: it wins with its third move; ``-2``: it loses after its second),
+        or None for an evaluation.
+
+        >>> AlphaBetaInfo(0, MATE - 5, 5, 1, 0.0).mate, AlphaBetaInfo(0, 12.5, 5, 1, 0.0).mate
+        (3, None)
+        """
+        if abs(self.value) < MATE - MAX_PLY:
+            return None
+        plies = MATE - abs(int(self.value))
+        return (plies + 1) // 2 if self.value > 0 else -((plies + 1) // 2)

@@ -22,7 +22,12 @@ The search, each enhancement a switch of :class:`AlphaBetaConfig`:
 - ``pvs``: principal variation search;
 - ``quiescence``: captures and den entries with stand-pat at the horizon; a side with an
   enemy piece next to its own den may not stand pat (it must take that piece, or it
-  loses).
+  loses);
+- ``repetition``: a move back to a position of the game so far (``earlier``) or of the
+  search path scores as a draw, ``-contempt`` for the side searching, instead of being
+  searched (the ply limit's draw scores the same). CLASSIC has no repetition rule, so
+  without it two deterministic engines cycle through a few positions until the ply limit
+  even where one of them is ahead.
 
 The game ends as the core says: a piece entering the enemy den wins, a side with no
 pieces or no legal move loses (``Rules.no_moves``), and the ply limit draws.
@@ -32,7 +37,7 @@ from __future__ import annotations
 
 import operator
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -113,6 +118,8 @@ class AlphaBetaSearch:
         self.nodes = 0
         self._deadline = float("inf")
         self._clock = 0
+        self._rep: set[int] = set()
+        self._drawv = [0.0, 0.0]
 
     # ------------------------------------------------------------------ board
 
@@ -140,6 +147,16 @@ class AlphaBetaSearch:
             sum(1 for c in range(1, 9) if where[c] >= 0),
             sum(1 for c in range(9, 17) if where[c] >= 0),
         ]
+
+    def position_key(self, state: State) -> int:
+        """The Zobrist key of ``state``'s board and side to move (what ``repetition``
+        compares)."""
+        z = self._zobrist
+        h = self._zside if state.to_move else 0
+        for sq, c in enumerate(state.board):
+            if c:
+                h ^= z[c][sq]
+        return h
 
     def _moves(self, side: int) -> list[Move]:
         board = self._board
@@ -219,15 +236,23 @@ class AlphaBetaSearch:
 
     # ----------------------------------------------------------------- search
 
-    def search(self, state: State) -> AlphaBetaInfo:
+    def search(self, state: State, earlier: Iterable[State] = ()) -> AlphaBetaInfo:
         """Search ``state`` (CLASSIC, not finished) for the side to move.
 
         With ``time > 0``, iterative deepening until the time is spent (or ``depth``);
-        with ``time == 0``, iterative deepening to exactly ``depth``.
+        with ``time == 0``, iterative deepening to exactly ``depth``. ``earlier``: positions
+        of the game before ``state``; with ``repetition``, moving back to one of them (or
+        to ``state``) scores as a draw.
         """
         cfg = self.config
         start = time.perf_counter()
         self._load(state)
+        self._rep = set()
+        if cfg.repetition:
+            self._rep = {self.position_key(s) for s in earlier}
+            self._rep.add(self._hash)
+        self._drawv[state.to_move] = -cfg.contempt
+        self._drawv[1 - state.to_move] = cfg.contempt
         self.nodes = 0
         self._clock = 0
         self._tt.clear()
@@ -295,7 +320,9 @@ class AlphaBetaSearch:
                 v = float(MATE - 1)
             else:
                 self._make(m)  # a timeout reloads the board: no try/finally needed
-                if i and pvs:
+                if self._hash in self._rep:
+                    v = self._drawv[self._side ^ 1]
+                elif i and pvs:
                     v = -self._node(depth - 1, -best_v - 1, -best_v, 1)
                     if v > best_v:
                         v = -self._node(depth - 1, -float("inf"), -best_v, 1)
@@ -392,7 +419,7 @@ class AlphaBetaSearch:
     def _node(self, depth: int, alpha: float, beta: float, ply: int) -> float:
         """The value for the side to move, fail-soft within (alpha, beta)."""
         if self._visit():
-            return 0.0  # the ply limit: a draw
+            return self._drawv[self._side]  # the ply limit: a draw
         cfg = self.config
         h = self._hash
         if depth <= 0 or ply >= MAX_PLY:
@@ -418,13 +445,19 @@ class AlphaBetaSearch:
         best_v = -float("inf")
         best_action = -1
         pvs = cfg.pvs
+        rep = self._rep
+        drawn = self._drawv[side]
+        if cfg.repetition:
+            rep.add(h)  # this node's position is on the path below it
         # no try/finally: a timeout reloads the board at the root
         for i, m in enumerate(self._staged(side, tt_move, ply)):
             if self._wins(m):
                 v = float(MATE - ply - 1)
             else:
                 self._make(m)
-                if i == 0 or not pvs:
+                if self._hash in rep:
+                    v = drawn
+                elif i == 0 or not pvs:
                     v = -self._node(depth - 1, -beta, -alpha, ply + 1)
                 else:
                     v = -self._node(depth - 1, -alpha - 1, -alpha, ply + 1)
@@ -446,6 +479,7 @@ class AlphaBetaSearch:
                             if cfg.history:
                                 self._history[m[0]] = self._history.get(m[0], 0) + depth * depth
                         break
+        rep.discard(h)
         if best_action < 0:  # no legal move
             return -(MATE - ply) if self._stuck_loses else 0.0
         if cfg.tt:
@@ -463,7 +497,7 @@ class AlphaBetaSearch:
     def _quiesce(self, alpha: float, beta: float, ply: int, qdepth: int) -> float:
         """Captures and den entries with stand-pat; no stand-pat under a den threat."""
         if self._visit():
-            return 0.0  # the ply limit: a draw
+            return self._drawv[self._side]  # the ply limit: a draw
         side = self._side
         threatened = qdepth > 0 and self._threatened(side)
         if threatened:

@@ -31,6 +31,7 @@ PLAIN = AlphaBetaConfig(
     killers=False,
     history=False,
     pvs=False,
+    repetition=False,
 )
 """Every enhancement off: plain alpha-beta at a fixed depth."""
 
@@ -64,6 +65,108 @@ def _negamax(state: State, depth: int, ply: int, pst: tuple[tuple[float, ...], .
     return max(
         -_negamax(step_outcome(state, a, -1), depth - 1, ply + 1, pst) for a in legal_actions(state)
     )
+
+
+def _sparse(count: int, seed: int) -> list[State]:
+    """Random legal CLASSIC positions with two or three pieces a side (few moves each, so
+    that a plain negamax reaches four plies, where a line can return to a position)."""
+    rng = np.random.default_rng(seed)
+    out: list[State] = []
+    while len(out) < count:
+        board = [["1"] * 7 for _ in range(9)]
+        for letters in ("RCDWPTLE", "rcdwptle"):
+            for letter in rng.choice(list(letters), int(rng.integers(2, 4)), replace=False):
+                board[int(rng.integers(9))][int(rng.integers(7))] = str(letter)
+        rows = "/".join("".join(row) for row in board)
+        try:
+            s = from_fen(f"{rows} {int(rng.integers(2))} 0 {int(rng.integers(100))}", CLASSIC)
+        except JungleError:
+            continue  # a piece in the water or a den
+        if outcome(s) is None:
+            out.append(s)
+    return out
+
+
+def _negamax_rep(
+    state: State, depth: int, ply: int, path: set[tuple[Any, ...]], draw: tuple[float, float]
+) -> float:
+    """:func:`_negamax` where a move back to a position on ``path`` scores ``draw`` (for
+    the side moving) and the ply limit scores ``draw`` too."""
+    result = outcome(state)
+    if result is not None:
+        if result.winner is None:
+            return draw[state.to_move]
+        return float(MATE - ply) if result.winner == state.to_move else -float(MATE - ply)
+    if depth == 0:
+        v = sum(_PST[c][sq] for sq, c in enumerate(state.board) if c)
+        return v if state.to_move == 0 else -v
+    best = -float("inf")
+    path = path | {(state.board, state.to_move)}
+    for a in legal_actions(state):
+        child = step_outcome(state, a, -1)
+        if (child.board, child.to_move) in path:
+            v = draw[state.to_move]
+        else:
+            v = -_negamax_rep(child, depth - 1, ply + 1, path, draw)
+        best = max(best, v)
+    return best
+
+
+_PST = ClassicEvaluator(CLASSIC, 0).pst
+
+
+@pytest.mark.parametrize("contempt", [0.0, 40.0, -300.0])
+def test_repetition_on_the_search_path_scores_the_draw(contempt: float) -> None:
+    config = attrs.evolve(PLAIN, depth=4, repetition=True, contempt=contempt)
+    search = AlphaBetaSearch(CLASSIC, config)
+    for s in _sparse(10, 7):
+        draw = [0.0, 0.0]
+        draw[s.to_move], draw[1 - s.to_move] = -contempt, contempt
+        info = search.search(s)
+        want = _negamax_rep(s, 4, 0, set(), (draw[0], draw[1]))
+        assert info.value == pytest.approx(want, abs=1e-6), s
+
+
+@pytest.mark.parametrize(
+    "fen",
+    ["6D/4l2/7/7/7/7/7/7/7 0 0 0", "7/7/7/7/7/7/7/4D2/5r1 0 0 0", "7/7/7/7/7/7/7/3L3/1w5 0 0 0"],
+)
+def test_a_draw_loving_searcher_forces_its_opponent_off_the_cycle(fen: str) -> None:
+    # the side searching values a draw at +300: its opponent must avoid moving back to a
+    # position of the path, which costs it (a value that plain negamax does not see)
+    s = from_fen(fen, CLASSIC)
+    config = attrs.evolve(PLAIN, depth=4, repetition=True, contempt=-300.0)
+    value = AlphaBetaSearch(CLASSIC, config).search(s).value
+    assert value == pytest.approx(_negamax_rep(s, 4, 0, set(), (300.0, -300.0)), abs=1e-6)
+    assert value != pytest.approx(_negamax(s, 4, 0, _PST), abs=1e-6)
+
+
+def test_a_position_of_the_game_scores_as_a_draw() -> None:
+    s = new_game(CLASSIC)
+    config = AlphaBetaConfig(time=0.0, depth=4)
+    first = AlphaBetaSearch(CLASSIC, config).search(s)
+    after = step_outcome(s, first.action, -1)
+    # the best move leads back to a position of the game: another move is played
+    again = AlphaBetaSearch(CLASSIC, config).search(s, [after])
+    assert again.action != first.action and again.value > -config.contempt
+    # a searcher that likes draws goes back, and the draw is worth +300 to it
+    liking = AlphaBetaSearch(CLASSIC, attrs.evolve(config, contempt=-300.0)).search(s, [after])
+    assert (liking.action, liking.value) == (first.action, 300.0)
+    # without the switch the game's positions are not looked at
+    off = AlphaBetaSearch(CLASSIC, attrs.evolve(config, repetition=False)).search(s, [after])
+    assert off.action == first.action
+
+
+def test_the_agent_remembers_its_game() -> None:
+    rng = np.random.default_rng(0)
+    agent = AlphaBetaAgent(CLASSIC, AlphaBetaConfig(time=0.0, depth=2))
+    s = new_game(CLASSIC)
+    for _ in range(3):  # the agent plays both sides: every position is remembered
+        s = step_outcome(s, agent.act(s, rng), -1)
+    assert [g.ply for g in agent._game] == [0, 1, 1, 2, 2, 3]
+    assert agent._game[-1] == s
+    agent.act(new_game(CLASSIC), rng)  # a new game forgets the old one
+    assert [g.ply for g in agent._game] == [0, 1]
 
 
 def test_moves_are_the_cores() -> None:
@@ -158,6 +261,18 @@ def test_served_over_the_engine_protocol() -> None:
     assert info.startswith("info depth 4 ")  # go depth N: exactly N, not the default time
     pv = info.split(" pv ")[1].split()
     assert len(pv) >= 2 and lines[-1] == f"bestmove {pv[0]}"
+
+
+def test_a_forced_result_is_served_as_score_mate() -> None:
+    from jungle_agents.engine import EngineServer
+
+    for side, depth, mate in (("w", 3, "mate 1"), ("b", 5, "mate -1")):
+        lines: list[str] = []
+        server = EngineServer("alphabeta", CLASSIC, lines.append)
+        server.handle(f"position fen 7/3R3/7/7/7/7/7/7/e6 {side} - - 0 1")  # Rat next to the den
+        server.handle(f"go depth {depth}")
+        server.wait()
+        assert lines[0].startswith(f"info depth 1 score {mate} "), lines
 
 
 def test_classic_strong_is_the_alphabeta_preset_with_its_games() -> None:
