@@ -68,7 +68,7 @@ class AlphaBetaConfig:
     repetition rule, so two deterministic engines can cycle until the ply limit; with
     this switch the side that is ahead looks for another way."""
     contempt: float = attrs.field(
-        default=25.0,
+        default=100.0,
         metadata={"help": "a draw (repetition or ply limit) scores -contempt for the searcher"},
     )
     """What a draw (a repeated position or the ply limit) is worth to the side searching,
