@@ -96,6 +96,6 @@ def register_builtin_agents() -> None:
         CLASSIC_STRONG,
         CLASSIC,
         # 200 games from two-ply openings, each played with both colours
-        Measured(0.688, MINIMAX_STRONG, 200, 241.0),
+        Measured(0.823, MINIMAX_STRONG, 200, 225.0),
         "CLASSIC's strongest measured agent",
     )
