@@ -3,6 +3,8 @@ that plays CLASSIC."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
 from jungle_agents.alphabeta._config import AlphaBetaConfig, AlphaBetaInfo
@@ -41,6 +43,12 @@ class AlphaBetaAgent:
         self._search = AlphaBetaSearch(rules, self.config)
         self.last: AlphaBetaInfo | None = None
         self._game: list[State] = []
+
+    def remember(self, earlier: Iterable[State]) -> None:
+        """Take ``earlier`` as the positions of the game before the next one asked (in
+        order), in place of those the agent saw itself: ``jungle engine`` passes the
+        positions its ``position ... moves`` line went through."""
+        self._game = list(earlier)
 
     def act(self, state: State, rng: np.random.Generator) -> int:
         """The search's move in ``state``."""

@@ -26,6 +26,7 @@ from jungle_core import (
     Rules,
     State,
     __version__,
+    apply_move,
     is_chance_action,
     legal_actions,
     move_text,
@@ -82,6 +83,7 @@ class EngineServer:
         self._rng = np.random.default_rng(seed)
         self._start: State = new_game(rules)
         self._state: State = self._start
+        self._earlier: list[State] = []  # the positions of the game before ``_state``
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         make_agent(spec, rules)  # a bad spec fails here, before the first command
@@ -144,6 +146,7 @@ class EngineServer:
     def _newgame(self, args: list[str]) -> None:
         self._wait_search()
         self._start = self._state = new_game(self._rules)
+        self._earlier = []
 
     def _setoption(self, args: list[str]) -> None:
         if not args or args[0] != "name":
@@ -157,6 +160,7 @@ class EngineServer:
                 raise JungleError(f"option Rules is one of {sorted(_RULES)}, not {value[:40]!r}")
             self._rules, self._agents = rules, {}
             self._start = self._state = new_game(rules)
+            self._earlier = []
         elif name == RNG_OPTION:
             self._rng = _generator(value)
         elif name.lower() in self._kind_params:
@@ -169,7 +173,11 @@ class EngineServer:
 
     def _position(self, args: list[str]) -> None:
         self._wait_search()
-        self._start, self._state, _ = parse_position(self._rules, args)
+        self._start, self._state, moves = parse_position(self._rules, args)
+        positions = [self._start]
+        for move in moves[:-1]:
+            positions.append(apply_move(positions[-1], move))
+        self._earlier = positions if moves else []
 
     def _go(self, args: list[str]) -> None:
         self._wait_search()
@@ -180,12 +188,15 @@ class EngineServer:
         agent = self._agent(limits)
         self._stop.clear()
         self._thread = threading.Thread(
-            target=self._search, args=(agent, state, limits), daemon=True
+            target=self._search, args=(agent, state, limits, self._earlier), daemon=True
         )
         self._thread.start()
 
-    def _search(self, agent: Agent, state: State, limits: Limits) -> None:
+    def _search(self, agent: Agent, state: State, limits: Limits, earlier: list[State]) -> None:
         try:
+            remember = getattr(agent, "remember", None)
+            if callable(remember):  # the game's positions before this one, from 'position'
+                remember(earlier)
             action = agent.act(state, self._rng)
             if action not in legal_actions(state):
                 raise JungleError(f"the agent chose the illegal action {action!r}")

@@ -275,6 +275,41 @@ def test_a_forced_result_is_served_as_score_mate() -> None:
         assert lines[0].startswith(f"info depth 1 score {mate} "), lines
 
 
+def test_the_engine_gives_the_agent_the_positions_of_its_move_list() -> None:
+    from jungle_agents.engine import EngineServer
+    from jungle_core import IllegalActionError, apply_move, move_text
+
+    s0 = new_game(CLASSIC)
+    best = move_text(
+        s0, AlphaBetaSearch(CLASSIC, AlphaBetaConfig(time=0.0, depth=4)).search(s0).action
+    )
+    back = best[2:] + best[:2]
+    s1 = apply_move(s0, best)
+    for action in legal_actions(s1):  # a reply of player 1 that it can take back
+        reply = move_text(s1, action)
+        cycle = [best, reply, back, reply[2:] + reply[:2]]
+        try:
+            end = s0
+            for move in cycle:
+                end = apply_move(end, move)
+            break
+        except IllegalActionError:
+            continue
+    assert end.board == s0.board and end.ply == 4
+
+    def bestmove(position: str) -> str:
+        lines: list[str] = []
+        server = EngineServer("alphabeta", CLASSIC, lines.append)
+        server.handle(position)
+        server.handle("go depth 4")
+        server.wait()
+        return lines[-1]
+
+    # the start again after four plies: its best move would repeat the first ply's position
+    assert bestmove("position startpos moves " + " ".join(cycle)) != f"bestmove {best}"
+    assert bestmove("position startpos") == f"bestmove {best}"
+
+
 def test_classic_strong_is_the_alphabeta_preset_with_its_games() -> None:
     from pathlib import Path
 
