@@ -481,7 +481,7 @@ class AlphaBetaSearch:
                         break
         rep.discard(h)
         if best_action < 0:  # no legal move
-            return -(MATE - ply) if self._stuck_loses else 0.0
+            return -(MATE - ply) if self._stuck_loses else drawn
         if cfg.tt:
             if len(self._tt) >= _TT_LIMIT:
                 self._tt.clear()
