@@ -2,8 +2,9 @@
 
 A negamax alpha-beta for CLASSIC rules on a private mutable board (make and unmake, an
 incremental piece-square evaluation, Zobrist hashing), with a switchable transposition
-table, principal variation search, killer and history move ordering, and quiescence on
-captures, den entries and den threats (:class:`AlphaBetaConfig`).
+table, principal variation search, killer and history move ordering, quiescence on
+captures, den entries and den threats, and repetition draws with contempt (a move back to
+a position of its game scores below a draw's zero for it) (:class:`AlphaBetaConfig`).
 ``make_agent("alphabeta:time=0.25", CLASSIC)`` builds one.
 
 >>> import numpy as np
