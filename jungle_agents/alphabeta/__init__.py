@@ -4,7 +4,7 @@ A negamax alpha-beta for CLASSIC rules on a private mutable board (make and unma
 incremental piece-square evaluation, Zobrist hashing), with a switchable transposition
 table, principal variation search, killer and history move ordering, quiescence on
 captures, den entries and den threats, and repetition draws with contempt (a move back to
-a position of its game scores below a draw's zero for it) (:class:`AlphaBetaConfig`).
+a position of its game scores as a draw worth ``-contempt`` to it) (:class:`AlphaBetaConfig`).
 ``make_agent("alphabeta:time=0.25", CLASSIC)`` builds one.
 
 >>> import numpy as np
