@@ -120,6 +120,7 @@ class ServedGame:
         self.seat_names = tuple(s if s == HUMAN else policy.check(s) for s in seats)
         self.recorded: tuple[str, str] | None = None  # a loaded record's players
         self.loaded_plies = 0  # plies of the loaded record still in the game
+        self.opening = 0  # the loaded record's random-opening plies (its ``opening``)
         self.seed = seed
         self.clock = clock
         self.hint = hint
@@ -216,6 +217,7 @@ class ServedGame:
         game.times = list(record.times)
         game.recorded = record.players
         game.loaded_plies = record.plies
+        game.opening = record.opening
         game.title = f"{record.players[0]} vs {record.players[1]} (loaded)"
         return game
 
@@ -268,7 +270,13 @@ class ServedGame:
     def record(self) -> GameRecord:
         """The game as an arena record (the core's result; see the module notes)."""
         return GameRecord.of_play(
-            self.state, self.names, self.seed, self.actions, self.outcomes, self.times
+            self.state,
+            self.names,
+            self.seed,
+            self.actions,
+            self.outcomes,
+            self.times,
+            opening=min(self.opening, self.ply),
         )
 
     def texts(self) -> list[str]:

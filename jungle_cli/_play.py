@@ -137,6 +137,7 @@ class PlaySession:
         self.actions: list[int] = []
         self.outcomes: list[int] = []
         self.times: list[float] = []
+        self.opening = 0  # a loaded record's random-opening plies (its ``opening``)
         self.state = jc.new_game(rules, seed=seed)
         self.result: str | None = None
 
@@ -147,7 +148,13 @@ class PlaySession:
         names = ["human", "human"]
         names[1 - self.side] = self.opponent.name
         return GameRecord.of_play(
-            self.state, (names[0], names[1]), self.seed, self.actions, self.outcomes, self.times
+            self.state,
+            (names[0], names[1]),
+            self.seed,
+            self.actions,
+            self.outcomes,
+            self.times,
+            opening=min(self.opening, len(self.actions)),
         )
 
     def _states(self) -> list[jc.State]:
@@ -338,6 +345,7 @@ class PlaySession:
         self.actions = list(record.actions)
         self.outcomes = list(record.outcomes)
         self.times = list(record.times)
+        self.opening = record.opening
         self.state = states[-1]
         self.out(f"loaded {path}: {len(self.actions)} plies of {self.rules.name}")
         self._show()

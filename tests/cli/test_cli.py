@@ -275,3 +275,27 @@ def test_a_refused_move_shows_the_board_and_the_legal_moves(move: str, why: str)
     assert jc.to_fen(session.state).split()[0] not in "\n".join(out)
     legal = " ".join(jc.action_to_str(session.state, a) for a in jc.legal_actions(session.state))
     assert out[at + 2] == f"your legal moves: {legal}\n(type 'help' for the commands)"
+
+
+def test_a_loaded_games_opening_survives_play_and_serve(tmp_path: Path) -> None:
+    """A record that began with a random opening keeps its ``opening`` when ``jungle
+    play`` or the served page continues it and saves it again (less what was taken back)."""
+    from jungle_agents import make_agent
+    from jungle_agents.arena import play_game, save_record
+    from jungle_cli._games import ServedGame
+
+    agents = make_agent("random", jc.DARK), make_agent("random", jc.DARK)
+    record = play_game(jc.DARK, *agents, seed=5, max_plies=6, openings=2)
+    assert record.opening == 2
+    path = tmp_path / "opened.json"
+    save_record(record, path)
+    again = tmp_path / "again.json"
+    out: list[str] = []
+    read, _ = scripted([f"load {path}", f"save {again}"])
+    session = PlaySession(jc.DARK, "random", 0, input_fn=read, output=out.append)  # type: ignore[arg-type]
+    session.run()
+    assert load_record(again).opening == 2, out
+    served = ServedGame.from_record(record, ("human", "human"))
+    assert served.record().opening == 2
+    served.opening = 50  # more opening plies than the game keeps (taken back): its plies
+    assert served.record().opening == served.ply
