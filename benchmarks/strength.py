@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                 if g.pair in ((a, b), (b, a))
                 for side, s in enumerate(g.record.players)
                 if s == spec
-                for t in g.record.times[side::2]
+                for t in g.record.decision_times(side)
             ]
             if times:
                 print(
