@@ -128,20 +128,15 @@ class AlphaBetaSearch:
         self._board = board
         where = [-1] * NUM_CODES
         score = 0.0
-        h = 0
         pst = self._pst
-        z = self._zobrist
         for sq, c in enumerate(board):
             if c:
                 where[c] = sq
                 score += pst[c][sq]
-                h ^= z[c][sq]
         self._where = where
         self._score = score
         self._side = state.to_move
-        if state.to_move:
-            h ^= self._zside
-        self._hash = h
+        self._hash = self.position_key(state)
         self._ply = state.ply
         self._count = [
             sum(1 for c in range(1, 9) if where[c] >= 0),
@@ -247,10 +242,7 @@ class AlphaBetaSearch:
         cfg = self.config
         start = time.perf_counter()
         self._load(state)
-        self._rep = set()
-        if cfg.repetition:
-            self._rep = {self.position_key(s) for s in earlier}
-            self._rep.add(self._hash)
+        self._rep = {self._hash, *map(self.position_key, earlier)} if cfg.repetition else set()
         self._drawv[state.to_move] = -cfg.contempt
         self._drawv[1 - state.to_move] = cfg.contempt
         self.nodes = 0

@@ -72,6 +72,19 @@ def parse_position(rules: Rules, words: list[str]) -> tuple[State, State, list[s
     >>> now.ply, moves
     (1, ['a3a4'])
     """
+    positions, moves = position_states(rules, words)
+    return positions[0], positions[-1], moves
+
+
+def position_states(rules: Rules, words: list[str]) -> tuple[list[State], list[str]]:
+    """:func:`parse_position`'s game as every position it goes through (the start first,
+    the position after the last move last) and the moves.
+
+    >>> from jungle_core import CLASSIC
+    >>> positions, moves = position_states(CLASSIC, ["startpos", "moves", "a3a4", "g7g6"])
+    >>> [s.ply for s in positions], moves
+    ([0, 1, 2], ['a3a4', 'g7g6'])
+    """
     if not words:
         raise NotationError("'position' needs 'startpos' or 'fen FEN', then 'moves ...'")
     cut = words.index("moves") if "moves" in words else len(words)
@@ -88,13 +101,13 @@ def parse_position(rules: Rules, words: list[str]) -> tuple[State, State, list[s
         raise NotationError(
             f"'position {' '.join(head)[:80]}': write 'position startpos' or 'position fen FEN'"
         )
-    state = start
+    positions = [start]
     for number, move in enumerate(moves, 1):
         try:
-            state = apply_move(state, move)
+            positions.append(apply_move(positions[-1], move))
         except JungleError as error:
             raise type(error)(f"move {number} ({move[:20]!r}): {error}") from None
-    return start, state, moves
+    return positions, moves
 
 
 @attrs.frozen

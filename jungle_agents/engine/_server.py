@@ -18,7 +18,7 @@ from typing import IO, Any, ClassVar
 import numpy as np
 
 from jungle_agents._base import Agent, Param, expand_preset, kind_params, make_agent
-from jungle_agents.engine._protocol import Limits, parse_go, parse_position, position_fen
+from jungle_agents.engine._protocol import Limits, parse_go, position_fen, position_states
 from jungle_core import (
     CLASSIC,
     DARK,
@@ -26,7 +26,6 @@ from jungle_core import (
     Rules,
     State,
     __version__,
-    apply_move,
     is_chance_action,
     legal_actions,
     move_text,
@@ -173,11 +172,8 @@ class EngineServer:
 
     def _position(self, args: list[str]) -> None:
         self._wait_search()
-        self._start, self._state, moves = parse_position(self._rules, args)
-        positions = [self._start]
-        for move in moves[:-1]:
-            positions.append(apply_move(positions[-1], move))
-        self._earlier = positions if moves else []
+        positions, _ = position_states(self._rules, args)
+        self._start, self._state, self._earlier = positions[0], positions[-1], positions[:-1]
 
     def _go(self, args: list[str]) -> None:
         self._wait_search()

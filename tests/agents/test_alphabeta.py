@@ -52,19 +52,35 @@ def _positions(count: int, seed: int) -> list[State]:
     return out
 
 
-def _negamax(state: State, depth: int, ply: int, pst: tuple[tuple[float, ...], ...]) -> float:
-    """Plain negamax over the core's states with the piece-square evaluation."""
+def _negamax(
+    state: State,
+    depth: int,
+    ply: int,
+    pst: tuple[tuple[float, ...], ...],
+    path: frozenset[tuple[Any, ...]] | None = None,
+    draw: tuple[float, float] = (0.0, 0.0),
+) -> float:
+    """Plain negamax over the core's states with the piece-square evaluation. With a
+    ``path`` (the positions above, as ``(board, to_move)``), a move back to one of them
+    scores ``draw[side moving]``, as the ply limit's draw does."""
     result = outcome(state)
     if result is not None:
         if result.winner is None:
-            return 0.0
+            return draw[state.to_move]
         return float(MATE - ply) if result.winner == state.to_move else -float(MATE - ply)
     if depth == 0:
         v = sum(pst[c][sq] for sq, c in enumerate(state.board) if c)
         return v if state.to_move == 0 else -v
-    return max(
-        -_negamax(step_outcome(state, a, -1), depth - 1, ply + 1, pst) for a in legal_actions(state)
-    )
+    below = None if path is None else path | {(state.board, state.to_move)}
+    best = -float("inf")
+    for a in legal_actions(state):
+        child = step_outcome(state, a, -1)
+        if below is not None and (child.board, child.to_move) in below:
+            v = draw[state.to_move]
+        else:
+            v = -_negamax(child, depth - 1, ply + 1, pst, below, draw)
+        best = max(best, v)
+    return best
 
 
 def _sparse(count: int, seed: int) -> list[State]:
@@ -87,31 +103,6 @@ def _sparse(count: int, seed: int) -> list[State]:
     return out
 
 
-def _negamax_rep(
-    state: State, depth: int, ply: int, path: set[tuple[Any, ...]], draw: tuple[float, float]
-) -> float:
-    """:func:`_negamax` where a move back to a position on ``path`` scores ``draw`` (for
-    the side moving) and the ply limit scores ``draw`` too."""
-    result = outcome(state)
-    if result is not None:
-        if result.winner is None:
-            return draw[state.to_move]
-        return float(MATE - ply) if result.winner == state.to_move else -float(MATE - ply)
-    if depth == 0:
-        v = sum(_PST[c][sq] for sq, c in enumerate(state.board) if c)
-        return v if state.to_move == 0 else -v
-    best = -float("inf")
-    path = path | {(state.board, state.to_move)}
-    for a in legal_actions(state):
-        child = step_outcome(state, a, -1)
-        if (child.board, child.to_move) in path:
-            v = draw[state.to_move]
-        else:
-            v = -_negamax_rep(child, depth - 1, ply + 1, path, draw)
-        best = max(best, v)
-    return best
-
-
 _PST = ClassicEvaluator(CLASSIC, 0).pst
 
 
@@ -123,7 +114,7 @@ def test_repetition_on_the_search_path_scores_the_draw(contempt: float) -> None:
         draw = [0.0, 0.0]
         draw[s.to_move], draw[1 - s.to_move] = -contempt, contempt
         info = search.search(s)
-        want = _negamax_rep(s, 4, 0, set(), (draw[0], draw[1]))
+        want = _negamax(s, 4, 0, _PST, frozenset(), (draw[0], draw[1]))
         assert info.value == pytest.approx(want, abs=1e-6), s
 
 
@@ -137,7 +128,7 @@ def test_a_draw_loving_searcher_forces_its_opponent_off_the_cycle(fen: str) -> N
     s = from_fen(fen, CLASSIC)
     config = attrs.evolve(PLAIN, depth=4, repetition=True, contempt=-300.0)
     value = AlphaBetaSearch(CLASSIC, config).search(s).value
-    assert value == pytest.approx(_negamax_rep(s, 4, 0, set(), (300.0, -300.0)), abs=1e-6)
+    assert value == pytest.approx(_negamax(s, 4, 0, _PST, frozenset(), (300.0, -300.0)), abs=1e-6)
     assert value != pytest.approx(_negamax(s, 4, 0, _PST), abs=1e-6)
 
 
