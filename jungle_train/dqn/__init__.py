@@ -70,7 +70,13 @@ from jungle_train.dqn._config import (
     Config,
 )
 from jungle_train.dqn._learner import double_q_loss
-from jungle_train.dqn._observe import battle_planes, enemy_fields, make_network, observe
+from jungle_train.dqn._observe import (
+    battle_planes,
+    danger_planes,
+    enemy_fields,
+    make_network,
+    observe,
+)
 from jungle_train.dqn._replay import Position, Transition
 from jungle_train.dqn._rollout import RunnerState
 from jungle_train.dqn._trainer import DQNTrainer, make_train, summarize_rounds
@@ -92,6 +98,7 @@ __all__ = [
     "RunnerState",
     "Transition",
     "battle_planes",
+    "danger_planes",
     "double_q_loss",
     "enemy_fields",
     "make_network",

@@ -20,13 +20,15 @@ from jungle_train.dqn._config import Config
 from jungle_train.jitted import ConvQNetwork, QNetwork
 from jungle_train.players import (
     BATTLE_PLANES,
+    DANGER_PLANES,
     FIELD_PLANES,
     OBSERVATIONS,
     battle_table,
+    danger_table,
     field_table,
 )
 
-__all__ = ["battle_planes", "enemy_fields", "make_network", "observe"]
+__all__ = ["battle_planes", "danger_planes", "enemy_fields", "make_network", "observe"]
 
 
 def make_network(config: Config) -> nn.Module:
@@ -55,6 +57,8 @@ def observe(env: JaxEnv, config: Config, state: JaxState) -> jax.Array:
         per_square = [enemy_fields(env, state).reshape(squares, FIELD_PLANES)]
         if planes > FIELD_PLANES:
             per_square.append(battle_planes(env, state).reshape(squares, BATTLE_PLANES))
+        if planes > FIELD_PLANES + BATTLE_PLANES:
+            per_square.append(danger_planes(env, state).reshape(squares, DANGER_PLANES))
         parts.append(jnp.concatenate(per_square, axis=-1).reshape(-1))
     return jnp.concatenate(parts)
 
@@ -79,6 +83,26 @@ def battle_planes(env: JaxEnv, state: JaxState) -> jax.Array:
     target = jnp.where(jnp.asarray(neighbour) >= 0, board[jnp.asarray(neighbour)], 0)
     planes = jnp.where(mine[:, None], jnp.asarray(value)[board[:, None], target], 0.0)
     return planes.reshape(-1)
+
+
+def danger_planes(env: JaxEnv, state: JaxState) -> jax.Array:
+    """``float32[squares * 8]``: for each square and each rank of the player to move, the
+    worst a face-up enemy next to the square does to a piece of that rank standing there
+    by moving onto it (1 taken, 0.5 both removed; square-major). Equal to the numpy
+    :func:`jungle_train.players._numpy.danger_planes`, which documents why.
+
+    >>> from jungle_core import from_fen
+    >>> from jungle_core.jax_env import make
+    >>> env = make()
+    >>> s = env.from_state(from_fen("8/8/8/8/8/8/1e6 0 0 0 - -"))
+    >>> danger_planes(env, s).reshape(56, 8)[0].tolist()
+    [0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5]
+    """
+    neighbour, _ = battle_table(env.rules)
+    danger = jnp.asarray(danger_table(env.rules))[state.current_player]  # [codes, 8]
+    board = state.board.astype(jnp.int32)
+    target = jnp.where(jnp.asarray(neighbour) >= 0, board[jnp.asarray(neighbour)], 0)
+    return danger[target].max(axis=1).reshape(-1)
 
 
 def enemy_fields(env: JaxEnv, state: JaxState) -> jax.Array:

@@ -7,6 +7,7 @@ kind (:func:`shipped_checkpoint`).
 
 from jungle_train.players._numpy import (
     BATTLE_PLANES,
+    DANGER_PLANES,
     FIELD_PLANES,
     OBSERVATIONS,
     SHIPPED,
@@ -14,6 +15,7 @@ from jungle_train.players._numpy import (
     arrays_to_params,
     battle_table,
     coordinate_planes,
+    danger_table,
     extra_inputs,
     field_table,
     shipped_checkpoint,
@@ -23,6 +25,7 @@ from jungle_train.players._value import SearchValue, ValueAgent, ValueEvaluator
 
 __all__ = [
     "BATTLE_PLANES",
+    "DANGER_PLANES",
     "FIELD_PLANES",
     "OBSERVATIONS",
     "SHIPPED",
@@ -33,6 +36,7 @@ __all__ = [
     "arrays_to_params",
     "battle_table",
     "coordinate_planes",
+    "danger_table",
     "extra_inputs",
     "field_table",
     "shipped_checkpoint",

@@ -82,11 +82,14 @@ FIELD_PLANES = 8
 """Planes of the ``fields`` part of an observation: one per rank of the opponent."""
 BATTLE_PLANES = 4
 """Planes of the ``battles`` part of an observation: one per move direction."""
+DANGER_PLANES = 8
+"""Planes of the ``dangers`` part of an observation: one per rank of the player to move."""
 OBSERVATIONS = {
     "spec": (False, 0),
     "spec+clock": (True, 0),
     "spec+clock+fields": (True, FIELD_PLANES),
     "spec+clock+fields+battles": (True, FIELD_PLANES + BATTLE_PLANES),
+    "spec+clock+fields+battles+dangers": (True, FIELD_PLANES + BATTLE_PLANES + DANGER_PLANES),
 }
 """The DQN's observations: name → ``(the clock scalar?, per-square planes)``, after
 the 336 floats of :func:`jungle_core.observation`."""
@@ -180,6 +183,48 @@ def battle_planes(state: State) -> np.ndarray[Any, Any]:
     return planes.reshape(-1)
 
 
+@functools.cache
+def danger_table(rules: Rules) -> np.ndarray[Any, Any]:
+    """``float32[2, codes, 8]``: ``danger[p, e, r - 1]`` is what face-up enemy ``e`` moving
+    onto player ``p``'s piece of rank ``r`` does to that piece: 1 it is taken, 0.5 both
+    are removed, 0 otherwise (``e`` not an enemy, or removed by the attack).
+
+    >>> from jungle_core import DARK
+    >>> danger = danger_table(DARK)
+    >>> danger[0, 16, [0, 1, 7]].tolist()   # an enemy Elephant onto Rat, Cat, Elephant
+    [0.0, 1.0, 0.5]
+    """
+    _, value = battle_table(rules)
+    danger = np.zeros((2, NUM_CODES, DANGER_PLANES), np.float32)
+    for player in (0, 1):
+        mine, theirs = player * 8, (1 - player) * 8
+        enemy = value[theirs + 1 : theirs + 9, mine + 1 : mine + 9]
+        danger[player, theirs + 1 : theirs + 9] = np.maximum(enemy, 0.0)
+    return danger
+
+
+def danger_planes(state: State) -> np.ndarray[Any, Any]:
+    """``float32[squares * 8]``: the DQN's ``dangers`` planes for the player to move,
+    square-major (index ``sq * 8 + rank - 1``): for each square and each rank of the
+    mover, the worst that a face-up enemy next to the square does to a piece of that rank
+    standing there by moving onto it (:func:`danger_table`'s values: 1 taken, 0.5 both
+    removed). The network reads at a move's target square whether the piece moved there
+    can be taken in the reply, which the ``battles`` planes (moves from the square a
+    piece stands on) do not say (the JAX twin is ``jungle_train.dqn.danger_planes``).
+
+    >>> from jungle_core import from_fen
+    >>> d = danger_planes(from_fen("8/8/8/8/8/8/1e6 0 0 0 - -")).reshape(56, 8)
+    >>> d[0].tolist()   # a1, next to the enemy Elephant on b1
+    [0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5]
+    """
+    neighbour, _ = battle_table(state.rules)
+    danger = danger_table(state.rules)[state.to_move]
+    board = np.asarray(state.board, np.int64)
+    target = np.where(neighbour >= 0, board[neighbour], 0)
+    planes = danger[target].max(axis=1).astype(np.float32)
+    return planes.reshape(-1)
+
+
 def extra_inputs(state: State, observation_name: str) -> np.ndarray[Any, Any]:
     """``float32[k]``: what an observation adds after the 336 floats of
     :func:`jungle_core.observation` (the clock,
@@ -187,7 +232,7 @@ def extra_inputs(state: State, observation_name: str) -> np.ndarray[Any, Any]:
 
     >>> from jungle_core import new_game
     >>> [extra_inputs(new_game(), name).shape[0] for name in OBSERVATIONS]
-    [0, 1, 449, 673]
+    [0, 1, 449, 673, 1121]
     """
     clock, planes = OBSERVATIONS[observation_name]
     parts = []
@@ -198,6 +243,8 @@ def extra_inputs(state: State, observation_name: str) -> np.ndarray[Any, Any]:
         per_square = [enemy_fields(state).reshape(squares, FIELD_PLANES)]
         if planes > FIELD_PLANES:
             per_square.append(battle_planes(state).reshape(squares, BATTLE_PLANES))
+        if planes > FIELD_PLANES + BATTLE_PLANES:
+            per_square.append(danger_planes(state).reshape(squares, DANGER_PLANES))
         parts.append(np.concatenate(per_square, axis=-1).reshape(-1))
     return np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
 

@@ -18,7 +18,13 @@ from jungle_core.jax_env import make
 from jungle_train import dqn
 from jungle_train.dqn import _learner, _replay
 from jungle_train.jitted._sampling import best_action, coin, uniform_legal
-from jungle_train.players._numpy import conv_numpy, enemy_fields, extra_inputs, network_numpy
+from jungle_train.players._numpy import (
+    conv_numpy,
+    danger_planes,
+    enemy_fields,
+    extra_inputs,
+    network_numpy,
+)
 from tests._dqn import TINY
 
 # ---------------------------------------------------------------------- samplers
@@ -258,16 +264,16 @@ def test_numpy_forward_equals_the_conv_network(dueling: bool) -> None:
 
 
 def test_the_planes_observations_equal_their_numpy_twins() -> None:
-    """``spec+clock+fields(+battles)``: the JAX observation equals the numpy one the
+    """``spec+clock+fields+battles+dangers``: the JAX observation equals the numpy one the
     agent plays with along random games, and the conv network reading it equals its
     numpy forward pass."""
     env = make(DARK)
-    name = "spec+clock+fields+battles"
+    name = "spec+clock+fields+battles+dangers"
     config = dataclasses.replace(TINY, network="conv", channels=8, conv_layers=2, observation=name)
-    assert config.observation_size == 337 + 12 * 56
+    assert config.observation_size == 337 + 20 * 56
     observe = jax.jit(lambda s: dqn.observe(env, config, s))
     rng = np.random.default_rng(3)
-    fields_seen = battles_seen = 0
+    fields_seen = battles_seen = dangers_seen = 0
     for game in range(3):
         state = new_game(DARK, seed=game)
         while outcome(state) is None and state.ply < 120:
@@ -275,17 +281,19 @@ def test_the_planes_observations_equal_their_numpy_twins() -> None:
             expected = np.concatenate([observation(state).reshape(-1), extra])
             got = np.asarray(observe(env.from_state(state)))
             np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
-            planes = extra[1:].reshape(56, 12)
+            planes = extra[1:].reshape(56, 20)
             fields_seen += int(np.count_nonzero(planes[:, :8].max(axis=0)))
-            battles_seen += int(np.count_nonzero(planes[:, 8:]))
+            battles_seen += int(np.count_nonzero(planes[:, 8:12]))
+            dangers_seen += int(np.count_nonzero(planes[:, 12:]))
             assert np.array_equal(planes[:, :8].reshape(-1), enemy_fields(state))
+            assert np.array_equal(planes[:, 12:].reshape(-1), danger_planes(state))
             actions = legal_actions(state)
             state = step(state, actions[int(rng.integers(len(actions)))], rng)
-    assert fields_seen > 500 and battles_seen > 20  # both parts carry information
+    assert fields_seen > 500 and battles_seen > 20 and dangers_seen > 100  # all carry information
     net = dqn.make_network(config)
     x = np.random.default_rng(2).random((2, config.observation_size)).astype(np.float32)
     params = net.init(jax.random.key(0), jnp.asarray(x))
     got = np.stack(
-        [conv_numpy(jax.device_get(params["params"]), row, square_planes=12) for row in x]
+        [conv_numpy(jax.device_get(params["params"]), row, square_planes=20) for row in x]
     )
     np.testing.assert_allclose(got, np.asarray(net.apply(params, x)), rtol=1e-5, atol=1e-5)
