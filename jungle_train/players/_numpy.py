@@ -221,7 +221,7 @@ def danger_planes(state: State) -> np.ndarray[Any, Any]:
     danger = danger_table(state.rules)[state.to_move]
     board = np.asarray(state.board, np.int64)
     target = np.where(neighbour >= 0, board[neighbour], 0)
-    planes = danger[target].max(axis=1).astype(np.float32)
+    planes: np.ndarray[Any, Any] = danger[target].max(axis=1).astype(np.float32)
     return planes.reshape(-1)
 
 
