@@ -31,10 +31,11 @@ decision, shows the network the no-removal clock and the per-square planes
 network (:class:`ConvQNetwork`) against 40 % Greedy opponents, half of the games after
 the first starting from random endgames. :data:`GPU_CONFIG` is :data:`CPU_CONFIG` with
 sixteen times the games and updates a round (the same replay ratio and schedules), for
-one GPU. :data:`LEAGUE_CONFIG` trains :data:`CPU_CONFIG`'s learner in a league inside the
-jitted loop (:data:`OPPONENT_KINDS`: random, Greedy, the Q-learners' one-ply look-ahead,
-and the current network with a pool of its past snapshots drawn by prioritised fictitious
-self-play, ``_league``); ``frozen_opponent`` trains against a fixed checkpoint instead,
+one GPU. :data:`LEAGUE_CONFIG` trains :data:`CPU_CONFIG`'s learner, seeing
+:func:`danger_planes` too, in a league inside the jitted loop (:data:`OPPONENT_KINDS`:
+random, Greedy, the Q-learners' one-ply look-ahead, and the current network with a pool
+of its past snapshots drawn by prioritised fictitious self-play, ``_league``);
+``frozen_opponent`` trains against a fixed checkpoint instead,
 to measure how much it leaves to exploit.
 
 **Layout.** The algorithm is split along its jobs into private modules, each readable
