@@ -13,11 +13,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from jungle_core import DARK, legal_actions, new_game, observation, outcome, step
+from jungle_core import DARK, from_fen, legal_actions, new_game, observation, outcome, step
 from jungle_core.jax_env import make
+from jungle_core.lowlevel import HIDDEN, HIDDEN_P0, HIDDEN_P1
 from jungle_train import dqn
 from jungle_train.dqn import _learner, _replay
 from jungle_train.jitted._sampling import best_action, coin, uniform_legal
+from jungle_train.players import danger_table
 from jungle_train.players._numpy import (
     conv_numpy,
     danger_planes,
@@ -261,6 +263,22 @@ def test_numpy_forward_equals_the_conv_network(dueling: bool) -> None:
     )[0]
     far_square = 55  # more than two conv layers away from square 20
     assert near[far_square] == pytest.approx(near[54], abs=1e-6)  # both see only the context
+
+
+def test_the_dangers_planes_read_each_attacker_and_only_face_up_enemies() -> None:
+    """A square next to an enemy Rat and an enemy Tiger: the worst of the two for each own
+    rank (the Rat takes an Elephant, the Tiger ties a Tiger and cannot take a Lion); own
+    pieces, empty squares and face-down pieces threaten nothing."""
+    state = from_fen("8/8/8/8/8/tT6/1r6 0 0 0 - -")  # t a2, T b2 (own), r b1
+    planes = danger_planes(state).reshape(56, 8)
+    assert planes[0].tolist() == [1.0, 1.0, 1.0, 1.0, 1.0, 0.5, 0.0, 1.0]  # a1: r and t
+    assert planes[2].tolist() == [0.5, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]  # c1: r only
+    assert planes[16].tolist() == [1.0, 1.0, 1.0, 1.0, 1.0, 0.5, 0.0, 0.0]  # a3: t only
+    assert not planes[10].any()  # c2: next to the own Tiger only
+    table = danger_table(DARK)
+    for player in (0, 1):
+        threatless = [0, *range(player * 8 + 1, player * 8 + 9), HIDDEN, HIDDEN_P0, HIDDEN_P1]
+        assert not table[player, threatless].any()
 
 
 def test_the_planes_observations_equal_their_numpy_twins() -> None:
