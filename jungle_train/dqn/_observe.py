@@ -63,6 +63,14 @@ def observe(env: JaxEnv, config: Config, state: JaxState) -> jax.Array:
     return jnp.concatenate(parts)
 
 
+def _neighbour_codes(env: JaxEnv, state: JaxState) -> jax.Array:
+    """``int32[squares, 4]``: the code on each square's neighbour in each direction (0,
+    empty, off the board)."""
+    neighbour = jnp.asarray(battle_table(env.rules)[0])
+    board = state.board.astype(jnp.int32)
+    return jnp.where(neighbour >= 0, board[neighbour], 0)
+
+
 def battle_planes(env: JaxEnv, state: JaxState) -> jax.Array:
     """``float32[squares * 4]``: for each face-up piece of the player to move and each
     direction, what moving onto the face-up enemy there does (1 takes, 0.5 both removed,
@@ -76,11 +84,11 @@ def battle_planes(env: JaxEnv, state: JaxState) -> jax.Array:
     >>> battle_planes(env, s).reshape(56, 4)[0].tolist()
     [0.0, 0.0, 0.0, -1.0]
     """
-    neighbour, value = battle_table(env.rules)
+    _, value = battle_table(env.rules)
     board = state.board.astype(jnp.int32)
     lo = state.current_player * 8
     mine = (board > lo) & (board <= lo + 8)
-    target = jnp.where(jnp.asarray(neighbour) >= 0, board[jnp.asarray(neighbour)], 0)
+    target = _neighbour_codes(env, state)
     planes = jnp.where(mine[:, None], jnp.asarray(value)[board[:, None], target], 0.0)
     return planes.reshape(-1)
 
@@ -98,11 +106,8 @@ def danger_planes(env: JaxEnv, state: JaxState) -> jax.Array:
     >>> danger_planes(env, s).reshape(56, 8)[0].tolist()
     [0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5]
     """
-    neighbour, _ = battle_table(env.rules)
     danger = jnp.asarray(danger_table(env.rules))[state.current_player]  # [codes, 8]
-    board = state.board.astype(jnp.int32)
-    target = jnp.where(jnp.asarray(neighbour) >= 0, board[jnp.asarray(neighbour)], 0)
-    return danger[target].max(axis=1).reshape(-1)
+    return danger[_neighbour_codes(env, state)].max(axis=1).reshape(-1)
 
 
 def enemy_fields(env: JaxEnv, state: JaxState) -> jax.Array:

@@ -161,6 +161,15 @@ def battle_table(rules: Rules) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, An
     return neighbour, value
 
 
+def _neighbour_codes(state: State) -> np.ndarray[Any, Any]:
+    """``int64[squares, 4]``: the code on each square's neighbour in each direction (0,
+    empty, off the board)."""
+    neighbour, _ = battle_table(state.rules)
+    board = np.asarray(state.board, np.int64)
+    codes: np.ndarray[Any, Any] = np.where(neighbour >= 0, board[neighbour], 0)
+    return codes
+
+
 def battle_planes(state: State) -> np.ndarray[Any, Any]:
     """``float32[squares * 4]``: the DQN's ``battles`` planes for the player to move,
     square-major (index ``sq * 4 + d``): for each of the mover's face-up pieces and each
@@ -174,11 +183,11 @@ def battle_planes(state: State) -> np.ndarray[Any, Any]:
     >>> battle_planes(from_fen("8/8/8/8/8/8/Er6 0 0 0 - -")).reshape(56, 4)[0].tolist()
     [0.0, 0.0, 0.0, -1.0]
     """
-    neighbour, value = battle_table(state.rules)
+    _, value = battle_table(state.rules)
     board = np.asarray(state.board, np.int64)
     lo = state.to_move * 8
     mine = (board > lo) & (board <= lo + 8)
-    target = np.where(neighbour >= 0, board[neighbour], 0)
+    target = _neighbour_codes(state)
     planes = np.where(mine[:, None], value[board[:, None], target], 0.0).astype(np.float32)
     return planes.reshape(-1)
 
@@ -217,11 +226,8 @@ def danger_planes(state: State) -> np.ndarray[Any, Any]:
     >>> d[0].tolist()   # a1, next to the enemy Elephant on b1
     [0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5]
     """
-    neighbour, _ = battle_table(state.rules)
     danger = danger_table(state.rules)[state.to_move]
-    board = np.asarray(state.board, np.int64)
-    target = np.where(neighbour >= 0, board[neighbour], 0)
-    planes: np.ndarray[Any, Any] = danger[target].max(axis=1).astype(np.float32)
+    planes: np.ndarray[Any, Any] = danger[_neighbour_codes(state)].max(axis=1).astype(np.float32)
     return planes.reshape(-1)
 
 
