@@ -128,6 +128,25 @@ def test_config_files_and_names(tmp_path: Path) -> None:
         resolve_config("dqn", str(tmp_path / "bad2.json"), None)
 
 
+EXPERIMENT_CONFIGS = Path(__file__).resolve().parents[2] / "experiments" / "configs"
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in EXPERIMENT_CONFIGS.glob("dqn-*.toml")), ids=str
+)
+def test_the_experiments_dqn_configs_load(name: str) -> None:
+    """Each DQN run the experiments log cites is still a valid config of this version."""
+    config = resolve_config("dqn", str(EXPERIMENT_CONFIGS / name), None)
+    assert isinstance(config, dqn.Config)
+
+
+def test_the_league_config_is_its_last_runs_file() -> None:
+    """``league`` is the config of the last league run the log measured
+    (``experiments/configs/dqn-league-lookahead.toml``), field for field."""
+    path = EXPERIMENT_CONFIGS / "dqn-league-lookahead.toml"
+    assert resolve_config("dqn", str(path), None) == dqn.LEAGUE_CONFIG
+
+
 def test_spec_config_is_the_reference_dqn() -> None:
     c = dqn.SPEC_CONFIG
     assert (c.observation_size, c.hidden, c.dropout, c.learning_rate, c.gamma, c.batch_size) == (
