@@ -64,4 +64,4 @@ def test_a_short_dqn_league_run_beats_its_untrained_start(tmp_path: Path) -> Non
     run_training(trainer, tmp_path / "trained", steps=100_000, eval_games=0, eval_opponents=[])
     before = _score_against_random(tmp_path / "start" / "agent.npz", "dqn")
     after = _score_against_random(tmp_path / "trained" / "agent.npz", "dqn")
-    assert after >= before + 0.1, (before, after)  # measured: 0.4625 -> 0.6125
+    assert after >= before + 0.1, (before, after)  # measured: 0.4875 -> 0.725
