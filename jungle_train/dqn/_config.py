@@ -112,12 +112,7 @@ class Config(RoundSchedule):
     phase1_fraction: float = 0.4
     """Share of training in phase 1 (heuristic-guided exploration)."""
     phase1_epsilon: tuple[float, ...] = (0.9, 0.02)
-    """ε at the start and end of phase 1 (linear); exploring plays ``phase1_guide``'s
-    action."""
-    phase1_guide: str = "greedy"
-    """The policy phase 1 explores with: ``"greedy"`` (Greedy's action) or
-    ``"lookahead"`` (the one-ply look-ahead's on the shaped reward, the opponent kind of
-    that name), ties broken at random."""
+    """ε at the start and end of phase 1 (linear); exploring plays Greedy's action."""
     phase2_epsilon: tuple[float, ...] = (0.5, 0.02)
     """ε at the start and end of phase 2 (linear); exploring plays a uniform legal action."""
     phase1_target_period: int = 250
@@ -171,7 +166,6 @@ class Config(RoundSchedule):
             (len(self.phase1_epsilon) == 2, "phase1_epsilon is (start, end)"),
             (len(self.phase2_epsilon) == 2, "phase2_epsilon is (start, end)"),
             (0.0 <= self.phase1_fraction <= 1.0, "phase1_fraction must be in [0, 1]"),
-            (self.phase1_guide in ("greedy", "lookahead"), "phase1_guide: greedy|lookahead"),
             (self.phase1_target_period >= 1 and self.phase2_target_period >= 1, "periods >= 1"),
             (self.self_play_period >= 1, "self_play_period must be >= 1"),
             (self.pool_size >= 1, "pool_size must be >= 1"),

@@ -145,15 +145,6 @@ class Rollout:
         q = jax.vmap(lambda p: jnp.asarray(self.network.apply(p, obs)))(self.members(runner))
         return q[member, jnp.arange(member.shape[0])]
 
-    def guide_values(self, state: JaxState) -> jax.Array:
-        """``float32[B, A]``: the values phase 1's exploring maximises in a batch of
-        positions (``config.phase1_guide``'s; ``-inf``: illegal)."""
-        if self.config.phase1_guide == "lookahead":
-            values = jax.vmap(self.lookahead.action_values)(state)
-        else:
-            values = jax.vmap(self.greedy.action_values)(state)
-        return jnp.where(state.legal_action_mask, values, -jnp.inf)
-
     def opponent_actions(self, runner: RunnerState, state: JaxState, words: jax.Array) -> jax.Array:
         """``int32[B]``: each game's opponent's action in ``state``, every kind computed
         on its own slots only (:data:`OPPONENT_KINDS`, in that order along the batch)."""
@@ -239,9 +230,8 @@ class Rollout:
         learner = runner.seat
         phase1, eps, _ = schedule(config, step)
 
-        # the learner's decision: ε-greedy on the network, exploring with the guide's
-        # action (Greedy or the look-ahead) in phase 1 and a uniform legal action in
-        # phase 2
+        # the learner's decision: ε-greedy on the network, exploring with Greedy's
+        # action in phase 1 and a uniform legal action in phase 2
         q = self.q_values(runner.params, state)
         legal = state.legal_action_mask
         exploit = jnp.argmax(jnp.where(legal, q, -jnp.inf), axis=-1).astype(jnp.int32)
@@ -249,7 +239,7 @@ class Rollout:
         if config.phase1_fraction > 0:
             guided = jax.lax.cond(
                 phase1,
-                lambda: best_action(self.guide_values(state), words[:, 1]),
+                lambda: best_action(jax.vmap(self.greedy.action_values)(state), words[:, 1]),
                 lambda: explore_uniform,
             )
         else:
