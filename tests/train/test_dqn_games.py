@@ -1,6 +1,6 @@
 """The DQN trainer (``jungle_train.dqn``), the games it plays: rewards from the
-learner's side, games restarting in alternating seats, random endgame starts, and the
-shaping potential against the pure one."""
+learner's side, games restarting in alternating seats, random endgame starts, phase 1's
+exploring by Greedy's action, and the shaping potential against the pure one."""
 
 from __future__ import annotations
 
