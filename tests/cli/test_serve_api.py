@@ -58,7 +58,7 @@ def test_page_and_assets_are_local(client: TestClient) -> None:
     page = client.get("/")
     assert page.status_code == 200 and '<svg id="board"' in page.text
     assert "default-src 'self'" in page.headers["content-security-policy"]
-    for name in ("app.js", "style.css"):
+    for name in ("app.js", "board.js", "style.css", "favicon.svg"):
         assert client.get(f"/static/{name}").status_code == 200
     for path in STATIC.iterdir():
         text = path.read_text()

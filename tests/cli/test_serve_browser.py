@@ -130,6 +130,28 @@ def play_by_clicks(page: Page, move: dict[str, Any]) -> None:
     page.wait_for_function("n => S.game.moves.length > n", arg=plies)
 
 
+def test_page_loads_its_files_without_errors(page: Page, server: str) -> None:
+    """Every file the page names (its scripts, style sheet and icon) is served, and loading
+    it and starting the first game logs no error: a script split across files that reads
+    another's name too early, or a missing icon, shows here."""
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(60_000)
+    page.goto(server + "/")
+    wait_human(page)
+    statuses = page.evaluate(
+        """() => Promise.all(
+            [...document.querySelectorAll('script[src], link[href]')]
+              .map((n) => n.src || n.href)
+              .map((url) => fetch(url).then((r) => [url, r.status])))"""
+    )
+    names = {url.rsplit("/", 1)[1] for url, _ in statuses}
+    assert {"board.js", "app.js", "style.css", "favicon.svg"} <= names
+    assert all(status == 200 for _, status in statuses), statuses
+    assert errors == []
+
+
 def test_a_full_game_by_clicks_against_random(app: Page) -> None:
     start(app, "classic")
     den_row, den_col = 8, 3  # d9, the den player 0 makes for
