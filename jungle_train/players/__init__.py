@@ -10,6 +10,7 @@ from jungle_train.players._numpy import (
     DANGER_PLANES,
     FIELD_PLANES,
     OBSERVATIONS,
+    POOL_INPUTS,
     SHIPPED,
     DQNAgent,
     arrays_to_params,
@@ -18,6 +19,7 @@ from jungle_train.players._numpy import (
     danger_table,
     extra_inputs,
     field_table,
+    hidden_pool,
     shipped_checkpoint,
     square_distances,
 )
@@ -28,6 +30,7 @@ __all__ = [
     "DANGER_PLANES",
     "FIELD_PLANES",
     "OBSERVATIONS",
+    "POOL_INPUTS",
     "SHIPPED",
     "DQNAgent",
     "SearchValue",
@@ -39,6 +42,7 @@ __all__ = [
     "danger_table",
     "extra_inputs",
     "field_table",
+    "hidden_pool",
     "shipped_checkpoint",
     "square_distances",
 ]
