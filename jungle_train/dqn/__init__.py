@@ -75,7 +75,6 @@ from jungle_train.dqn._observe import (
     battle_planes,
     danger_planes,
     enemy_fields,
-    hidden_pool,
     make_network,
     observe,
 )
@@ -103,7 +102,6 @@ __all__ = [
     "danger_planes",
     "double_q_loss",
     "enemy_fields",
-    "hidden_pool",
     "make_network",
     "make_train",
     "observe",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from jungle_train.common import RoundSchedule, parse_weights
-from jungle_train.players import OBSERVATIONS, POOL_INPUTS
+from jungle_train.players import OBSERVATIONS
 
 __all__ = [
     "CONFIGS",
@@ -181,9 +181,9 @@ class Config(RoundSchedule):
 
     @property
     def observation_size(self) -> int:
-        """Inputs of the network: 336, plus the clock, the pool and the per-square planes."""
-        clock, pool, planes = OBSERVATIONS[self.observation]
-        return 336 + (1 if clock else 0) + (POOL_INPUTS if pool else 0) + planes * 56
+        """Inputs of the network: 336, plus the clock and the per-square planes."""
+        clock, planes = OBSERVATIONS[self.observation]
+        return 336 + (1 if clock else 0) + planes * 56
 
     @property
     def opponent_slots(self) -> tuple[int, ...]:

@@ -28,20 +28,13 @@ from jungle_train.players import (
     field_table,
 )
 
-__all__ = [
-    "battle_planes",
-    "danger_planes",
-    "enemy_fields",
-    "hidden_pool",
-    "make_network",
-    "observe",
-]
+__all__ = ["battle_planes", "danger_planes", "enemy_fields", "make_network", "observe"]
 
 
 def make_network(config: Config) -> nn.Module:
     """The config's Q-network (:class:`QNetwork` or :class:`ConvQNetwork`)."""
     if config.network == "conv":
-        planes = OBSERVATIONS[config.observation][2]
+        planes = OBSERVATIONS[config.observation][1]
         return ConvQNetwork(
             config.channels, config.conv_layers, config.dueling, square_planes=planes
         )
@@ -54,13 +47,11 @@ def make_network(config: Config) -> nn.Module:
 def observe(env: JaxEnv, config: Config, state: JaxState) -> jax.Array:
     """``float32[obs]``: the learner's input for one position (the 336 floats of
     ``JaxEnv.observe`` for the player to move, then the clock and the planes)."""
-    clock, pool, planes = OBSERVATIONS[config.observation]
+    clock, planes = OBSERVATIONS[config.observation]
     parts = [env.observe(state).reshape(-1)]
     if clock:
         since = state.plies_since_removal.astype(jnp.float32) / env.rules.no_removal_limit
         parts.append(since[None])
-    if pool:
-        parts.append(hidden_pool(state))
     if planes:
         squares = env.num_squares
         per_square = [enemy_fields(env, state).reshape(squares, FIELD_PLANES)]
@@ -70,24 +61,6 @@ def observe(env: JaxEnv, config: Config, state: JaxState) -> jax.Array:
             per_square.append(danger_planes(env, state).reshape(squares, DANGER_PLANES))
         parts.append(jnp.concatenate(per_square, axis=-1).reshape(-1))
     return jnp.concatenate(parts)
-
-
-def hidden_pool(state: JaxState) -> jax.Array:
-    """``float32[16]``: 1 for each rank still face down, the player to move's eight then
-    the opponent's. Equal to the numpy :func:`jungle_train.players._numpy.hidden_pool`,
-    which documents why.
-
-    >>> from jungle_core import new_game
-    >>> from jungle_core.jax_env import make
-    >>> env = make()
-    >>> hidden_pool(env.from_state(new_game())).tolist() == [1.0] * 16
-    True
-    """
-    mask = state.face_down_mask.astype(jnp.int32)
-    mine = jnp.where(state.current_player == 0, mask, mask >> 8) & 0xFF
-    theirs = jnp.where(state.current_player == 0, mask >> 8, mask) & 0xFF
-    bits = jnp.arange(8, dtype=jnp.int32)
-    return jnp.concatenate([(mine >> bits) & 1, (theirs >> bits) & 1]).astype(jnp.float32)
 
 
 def _neighbour_codes(env: JaxEnv, state: JaxState) -> jax.Array:

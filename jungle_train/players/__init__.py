@@ -10,7 +10,6 @@ from jungle_train.players._numpy import (
     DANGER_PLANES,
     FIELD_PLANES,
     OBSERVATIONS,
-    POOL_INPUTS,
     SHIPPED,
     DQNAgent,
     arrays_to_params,
@@ -19,7 +18,6 @@ from jungle_train.players._numpy import (
     danger_table,
     extra_inputs,
     field_table,
-    hidden_pool,
     shipped_checkpoint,
     square_distances,
 )
@@ -30,7 +28,6 @@ __all__ = [
     "DANGER_PLANES",
     "FIELD_PLANES",
     "OBSERVATIONS",
-    "POOL_INPUTS",
     "SHIPPED",
     "DQNAgent",
     "SearchValue",
@@ -42,7 +39,6 @@ __all__ = [
     "danger_table",
     "extra_inputs",
     "field_table",
-    "hidden_pool",
     "shipped_checkpoint",
     "square_distances",
 ]

@@ -84,26 +84,15 @@ BATTLE_PLANES = 4
 """Planes of the ``battles`` part of an observation: one per move direction."""
 DANGER_PLANES = 8
 """Planes of the ``dangers`` part of an observation: one per rank of the player to move."""
-POOL_INPUTS = 16
-"""Scalars of the ``pool`` part of an observation: which ranks of each side are face down."""
 OBSERVATIONS = {
-    "spec": (False, False, 0),
-    "spec+clock": (True, False, 0),
-    "spec+clock+fields": (True, False, FIELD_PLANES),
-    "spec+clock+fields+battles": (True, False, FIELD_PLANES + BATTLE_PLANES),
-    "spec+clock+fields+battles+dangers": (
-        True,
-        False,
-        FIELD_PLANES + BATTLE_PLANES + DANGER_PLANES,
-    ),
-    "spec+clock+pool+fields+battles+dangers": (
-        True,
-        True,
-        FIELD_PLANES + BATTLE_PLANES + DANGER_PLANES,
-    ),
+    "spec": (False, 0),
+    "spec+clock": (True, 0),
+    "spec+clock+fields": (True, FIELD_PLANES),
+    "spec+clock+fields+battles": (True, FIELD_PLANES + BATTLE_PLANES),
+    "spec+clock+fields+battles+dangers": (True, FIELD_PLANES + BATTLE_PLANES + DANGER_PLANES),
 }
-"""The DQN's observations: name → ``(the clock scalar?, the pool's 16 scalars?, per-square
-planes)``, after the 336 floats of :func:`jungle_core.observation`."""
+"""The DQN's observations: name → ``(the clock scalar?, per-square planes)``, after
+the 336 floats of :func:`jungle_core.observation`."""
 
 
 def square_distances(rows: int = 7, cols: int = 8) -> np.ndarray[Any, Any]:
@@ -242,41 +231,19 @@ def danger_planes(state: State) -> np.ndarray[Any, Any]:
     return planes.reshape(-1)
 
 
-def hidden_pool(state: State) -> np.ndarray[Any, Any]:
-    """``float32[16]``: 1 for each rank still face down, the player to move's eight
-    (Rat … Elephant) then the opponent's; else 0.
-
-    The board shows which squares are face down but not what lies under them, and a rank
-    gone from the board may be face down or already removed: the network cannot tell
-    what a reveal can bring, which the pool says (it is public: every reveal is seen).
-
-    >>> from jungle_core import from_fen, new_game
-    >>> hidden_pool(new_game()).tolist() == [1.0] * 16
-    True
-    >>> hidden_pool(from_fen("8/8/8/8/8/8/Er6 0 0 0 - -")).tolist() == [0.0] * 16
-    True
-    """
-    mask = state.face_down_mask
-    if state.to_move == 1:
-        mask = (mask >> 8) | ((mask & 0xFF) << 8)
-    return ((mask >> np.arange(POOL_INPUTS)) & 1).astype(np.float32)
-
-
 def extra_inputs(state: State, observation_name: str) -> np.ndarray[Any, Any]:
     """``float32[k]``: what an observation adds after the 336 floats of
-    :func:`jungle_core.observation` (the clock, then the pool, then the per-square planes,
-    square-major), for the player to move.
+    :func:`jungle_core.observation` (the clock,
+    then the per-square planes, square-major), for the player to move.
 
     >>> from jungle_core import new_game
     >>> [extra_inputs(new_game(), name).shape[0] for name in OBSERVATIONS]
-    [0, 1, 449, 673, 1121, 1137]
+    [0, 1, 449, 673, 1121]
     """
-    clock, pool, planes = OBSERVATIONS[observation_name]
+    clock, planes = OBSERVATIONS[observation_name]
     parts = []
     if clock:
         parts.append(np.array([state.plies_since_removal / state.rules.no_removal_limit]))
-    if pool:
-        parts.append(hidden_pool(state))
     if planes:
         squares = state.rules.rows * state.rules.cols
         per_square = [enemy_fields(state).reshape(squares, FIELD_PLANES)]
@@ -376,7 +343,7 @@ class DQNAgent:
         self.observation = str(self.config.get("observation", "spec"))
         if self.observation not in OBSERVATIONS:
             raise CheckpointError(f"{source}: unknown observation {self.observation!r}")
-        self.planes = OBSERVATIONS[self.observation][2]
+        self.planes = OBSERVATIONS[self.observation][1]
         self.conv = self.config.get("network", "mlp") == "conv"
         try:
             self.q_values(new_game(rules))  # the shapes fit the config

@@ -25,7 +25,6 @@ from jungle_train.players._numpy import (
     danger_planes,
     enemy_fields,
     extra_inputs,
-    hidden_pool,
     network_numpy,
 )
 from tests._dqn import TINY
@@ -280,42 +279,6 @@ def test_the_dangers_planes_read_each_attacker_and_only_face_up_enemies() -> Non
     for player in (0, 1):
         threatless = [0, *range(player * 8 + 1, player * 8 + 9), HIDDEN, HIDDEN_P0, HIDDEN_P1]
         assert not table[player, threatless].any()
-
-
-def test_the_pool_names_the_face_down_ranks_and_equals_its_numpy_twin() -> None:
-    """``spec+clock+pool+fields+battles+dangers``: the 16 pool scalars after the clock are 1
-    exactly for the pieces still in the game and not face up on the board (a piece taken
-    while face down leaves the pool unseen), the mover's eight first, as many as the face-
-    down squares; the JAX observation equals the numpy one along random games."""
-    env = make(DARK)
-    name = "spec+clock+pool+fields+battles+dangers"
-    config = dataclasses.replace(TINY, network="conv", channels=8, conv_layers=2, observation=name)
-    assert config.observation_size == 337 + 16 + 20 * 56
-    observe = jax.jit(lambda s: dqn.observe(env, config, s))
-    rng = np.random.default_rng(5)
-    partly_revealed = 0
-    for game in range(3):
-        state = new_game(DARK, seed=game)
-        while outcome(state) is None and state.ply < 150:
-            board = [int(c) for c in np.asarray(state.board).reshape(-1)]
-            mover = state.to_move
-            expected_pool = [
-                float(bool(state.in_play >> (owner * 8 + rank) & 1))
-                * float(owner * 8 + rank + 1 not in board)
-                for owner in (mover, 1 - mover)
-                for rank in range(8)
-            ]
-            assert sum(expected_pool) == sum(c in (HIDDEN, HIDDEN_P0, HIDDEN_P1) for c in board)
-            extra = extra_inputs(state, name)
-            assert extra[1:17].tolist() == expected_pool
-            assert hidden_pool(state).tolist() == expected_pool
-            got = np.asarray(observe(env.from_state(state)))
-            expected = np.concatenate([observation(state).reshape(-1), extra])
-            np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-7)
-            partly_revealed += 0 < sum(expected_pool[:8]) < 8 and 0 < sum(expected_pool[8:]) < 8
-            actions = legal_actions(state)
-            state = step(state, actions[int(rng.integers(len(actions)))], rng)
-    assert partly_revealed > 50  # positions with part of each side's pool revealed
 
 
 def test_the_planes_observations_equal_their_numpy_twins() -> None:
