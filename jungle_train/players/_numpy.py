@@ -233,8 +233,8 @@ def danger_planes(state: State) -> np.ndarray[Any, Any]:
 
 def extra_inputs(state: State, observation_name: str) -> np.ndarray[Any, Any]:
     """``float32[k]``: what an observation adds after the 336 floats of
-    :func:`jungle_core.observation` (the clock,
-    then the per-square planes, square-major), for the player to move.
+    :func:`jungle_core.observation` (the clock, then the per-square planes, square-major),
+    for the player to move.
 
     >>> from jungle_core import new_game
     >>> [extra_inputs(new_game(), name).shape[0] for name in OBSERVATIONS]
